@@ -1,0 +1,28 @@
+//! PyO3 bindings for the shangmi core: argument conversion, GIL release and
+//! error mapping only. No cryptographic logic lives here.
+//!
+//! The native module is flat (`shangmi._native`); each algorithm registers its
+//! functions and classes with a name prefix (`sm3_`, `Sm4...`) from its own
+//! file, and the Python package in `python/shangmi/` gives them their face.
+
+use pyo3::prelude::*;
+
+mod buffer;
+mod errors;
+mod sm2;
+mod sm3;
+mod sm4;
+mod zuc;
+
+/// Native work on inputs shorter than this is not worth releasing the GIL
+/// for (releasing and re-acquiring costs about as much as hashing it).
+pub(crate) const GIL_RELEASE_THRESHOLD: usize = 2048;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    sm3::register(m)?;
+    sm4::register(m)?;
+    zuc::register(m)?;
+    sm2::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! SM3, HMAC-SM3 and the SM2/SM9 KDF.
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use shangmi::sm3;
+
+use crate::buffer::Bytes;
+use crate::GIL_RELEASE_THRESHOLD;
+
+/// Runs `f` with the GIL released when the input is large enough to matter.
+fn maybe_detach<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= GIL_RELEASE_THRESHOLD {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+/// Incremental SM3 state behind `shangmi.sm3.SM3`.
+#[pyclass(name = "Sm3Hasher", module = "shangmi._native", frozen)]
+struct Sm3Hasher {
+    inner: std::sync::Mutex<sm3::Sm3>,
+}
+
+#[pymethods]
+impl Sm3Hasher {
+    #[new]
+    fn new() -> Self {
+        Sm3Hasher { inner: std::sync::Mutex::new(sm3::Sm3::new()) }
+    }
+
+    fn update(&self, py: Python<'_>, data: Bytes<'_>) {
+        let data = data.as_slice();
+        maybe_detach(py, data.len(), || lock(&self.inner).update(data));
+    }
+
+    fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &lock(&self.inner).digest())
+    }
+
+    fn copy(&self) -> Self {
+        Sm3Hasher { inner: std::sync::Mutex::new(lock(&self.inner).clone()) }
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock can only come from a panic in the core, which would be a
+    // bug; the state is still a valid hash state, so keep going.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[pyfunction]
+fn sm3_hash<'py>(py: Python<'py>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
+    let data = data.as_slice();
+    let d = maybe_detach(py, data.len(), || sm3::hash(data));
+    PyBytes::new(py, &d)
+}
+
+#[pyfunction]
+fn sm3_hmac<'py>(py: Python<'py>, key: Bytes<'_>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
+    let (key, data) = (key.as_slice(), data.as_slice());
+    let d = maybe_detach(py, data.len(), || sm3::hmac(key, data));
+    PyBytes::new(py, &d)
+}
+
+#[pyfunction]
+fn sm3_kdf<'py>(py: Python<'py>, z: Bytes<'_>, length: usize) -> PyResult<Bound<'py, PyBytes>> {
+    let z = z.as_slice();
+    PyBytes::new_with(py, length, |out| {
+        maybe_detach(py, length, || sm3::kdf_into(&[z], out));
+        Ok(())
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Sm3Hasher>()?;
+    m.add_function(wrap_pyfunction!(sm3_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(sm3_hmac, m)?)?;
+    m.add_function(wrap_pyfunction!(sm3_kdf, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,23 @@
+//! shangmi: the Chinese commercial cryptography suite (SM2, SM3, SM4, SM9, ZUC).
+//!
+//! This crate is the pure-Rust core: no Python, usable on its own. Every
+//! algorithm lives in its own module; shared 256-bit arithmetic lives in
+//! [`arith`], DER/PEM formats in [`encoding`].
+//!
+//! Security conventions (see DESIGN.md): nothing here branches on or indexes
+//! memory by a secret unless its name ends in `_vartime`; secrets are zeroized
+//! on drop; every decoded input is validated and reported through [`Error`].
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_debug_implementations)]
+
+pub mod arith;
+pub mod encoding;
+mod error;
+pub mod rand;
+pub mod sm2;
+pub mod sm3;
+pub mod sm4;
+pub mod sm9;
+pub mod zuc;
+
+pub use error::{Error, Result};

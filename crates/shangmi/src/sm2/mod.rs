@@ -1,0 +1,1 @@
+//! SM2 (GB/T 32918): curve arithmetic, signatures, encryption, key exchange.

@@ -1,0 +1,229 @@
+//! SM3 hash (GB/T 32905-2016), HMAC-SM3 (RFC 2104 with SM3) and the key
+//! derivation function of GB/T 32918.4 used by SM2 and SM9.
+
+mod compress;
+
+pub use compress::compress_blocks;
+use zeroize::Zeroize;
+
+/// Bytes in a digest.
+pub const DIGEST_SIZE: usize = 32;
+/// Bytes in a message block.
+pub const BLOCK_SIZE: usize = 64;
+
+const IV: [u32; 8] = [0x7380166f, 0x4914b2b9, 0x172442d7, 0xda8a0600, 0xa96f30bc, 0x163138aa, 0xe38dee4d, 0xb0fb0e4e];
+
+/// An incremental SM3 computation. Cloning it forks the computation (the
+/// `copy()` of Python's hashlib objects).
+#[derive(Clone, Zeroize)]
+pub struct Sm3 {
+    state: [u32; 8],
+    buffer: [u8; BLOCK_SIZE],
+    buffered: usize,
+    /// Whole blocks already compressed.
+    blocks: u64,
+}
+
+impl std::fmt::Debug for Sm3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The buffer may hold secret data (an HMAC key block): never print it.
+        f.debug_struct("Sm3").finish_non_exhaustive()
+    }
+}
+
+impl Default for Sm3 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sm3 {
+    /// A fresh computation.
+    pub const fn new() -> Self {
+        Sm3 { state: IV, buffer: [0; BLOCK_SIZE], buffered: 0, blocks: 0 }
+    }
+
+    /// Absorbs `data`.
+    pub fn update(&mut self, mut data: &[u8]) {
+        if self.buffered > 0 {
+            let take = (BLOCK_SIZE - self.buffered).min(data.len());
+            self.buffer[self.buffered..self.buffered + take].copy_from_slice(&data[..take]);
+            self.buffered += take;
+            data = &data[take..];
+            if self.buffered < BLOCK_SIZE {
+                return;
+            }
+            compress_blocks(&mut self.state, &self.buffer);
+            self.blocks += 1;
+            self.buffered = 0;
+        }
+        let whole = data.len() / BLOCK_SIZE * BLOCK_SIZE;
+        if whole > 0 {
+            compress_blocks(&mut self.state, &data[..whole]);
+            self.blocks += (whole / BLOCK_SIZE) as u64;
+        }
+        let rest = &data[whole..];
+        self.buffer[..rest.len()].copy_from_slice(rest);
+        self.buffered = rest.len();
+    }
+
+    /// Chainable [`update`](Self::update).
+    pub fn chain(mut self, data: &[u8]) -> Self {
+        self.update(data);
+        self
+    }
+
+    /// The digest of everything absorbed so far; leaves `self` unchanged.
+    pub fn digest(&self) -> [u8; DIGEST_SIZE] {
+        self.clone().finalize()
+    }
+
+    /// Pads, finishes and returns the digest, consuming the computation.
+    pub fn finalize(mut self) -> [u8; DIGEST_SIZE] {
+        let bit_len = (self.blocks.wrapping_mul(BLOCK_SIZE as u64) + self.buffered as u64).wrapping_mul(8);
+        let mut tail = [0u8; 2 * BLOCK_SIZE];
+        tail[..self.buffered].copy_from_slice(&self.buffer[..self.buffered]);
+        tail[self.buffered] = 0x80;
+        let tail_len = if self.buffered < BLOCK_SIZE - 8 { BLOCK_SIZE } else { 2 * BLOCK_SIZE };
+        tail[tail_len - 8..tail_len].copy_from_slice(&bit_len.to_be_bytes());
+        compress_blocks(&mut self.state, &tail[..tail_len]);
+        tail.zeroize();
+        let mut out = [0u8; DIGEST_SIZE];
+        for (chunk, word) in out.chunks_exact_mut(4).zip(self.state.iter()) {
+            chunk.copy_from_slice(&word.to_be_bytes());
+        }
+        out
+    }
+}
+
+impl Drop for Sm3 {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+/// SM3 of `data` in one call.
+pub fn hash(data: &[u8]) -> [u8; DIGEST_SIZE] {
+    Sm3::new().chain(data).finalize()
+}
+
+/// SM3 of the concatenation of `parts`, without copying them together.
+pub fn hash_parts(parts: &[&[u8]]) -> [u8; DIGEST_SIZE] {
+    let mut h = Sm3::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize()
+}
+
+/// Incremental HMAC-SM3. The padded key blocks are absorbed at construction,
+/// so only the two hash states are kept (and zeroized on drop).
+#[derive(Clone, Debug)]
+pub struct HmacSm3 {
+    inner: Sm3,
+    outer: Sm3,
+}
+
+impl HmacSm3 {
+    /// Starts an HMAC with `key` of any length (keys longer than a block are
+    /// hashed first, as RFC 2104 says).
+    pub fn new(key: &[u8]) -> Self {
+        let mut block = [0u8; BLOCK_SIZE];
+        if key.len() > BLOCK_SIZE {
+            let mut k = hash(key);
+            block[..DIGEST_SIZE].copy_from_slice(&k);
+            k.zeroize();
+        } else {
+            block[..key.len()].copy_from_slice(key);
+        }
+        let mut pad = [0u8; BLOCK_SIZE];
+        for (p, b) in pad.iter_mut().zip(block.iter()) {
+            *p = b ^ 0x36;
+        }
+        let inner = Sm3::new().chain(&pad);
+        for (p, b) in pad.iter_mut().zip(block.iter()) {
+            *p = b ^ 0x5c;
+        }
+        let outer = Sm3::new().chain(&pad);
+        pad.zeroize();
+        block.zeroize();
+        HmacSm3 { inner, outer }
+    }
+
+    /// Absorbs message data.
+    pub fn update(&mut self, data: &[u8]) {
+        self.inner.update(data);
+    }
+
+    /// The tag.
+    pub fn finalize(self) -> [u8; DIGEST_SIZE] {
+        let HmacSm3 { inner, outer } = self;
+        let mut inner_digest = inner.finalize();
+        let tag = outer.chain(&inner_digest).finalize();
+        inner_digest.zeroize();
+        tag
+    }
+}
+
+/// HMAC-SM3 of `data` under `key` in one call.
+pub fn hmac(key: &[u8], data: &[u8]) -> [u8; DIGEST_SIZE] {
+    let mut mac = HmacSm3::new(key);
+    mac.update(data);
+    mac.finalize()
+}
+
+/// The KDF of GB/T 32918.4 §5.4.3: SM3(Z ‖ ct) for ct = 1, 2, ... (32-bit
+/// big-endian), concatenated and cut to `out.len()` bytes.
+pub fn kdf_into(z: &[&[u8]], out: &mut [u8]) {
+    // Z is absorbed once; each block only adds the counter.
+    let mut prefix = Sm3::new();
+    for part in z {
+        prefix.update(part);
+    }
+    for (i, chunk) in out.chunks_mut(DIGEST_SIZE).enumerate() {
+        let counter = (i as u32).wrapping_add(1);
+        let mut block = prefix.clone().chain(&counter.to_be_bytes()).finalize();
+        chunk.copy_from_slice(&block[..chunk.len()]);
+        block.zeroize();
+    }
+}
+
+/// [`kdf_into`] returning a new vector of `length` bytes.
+pub fn kdf(z: &[u8], length: usize) -> Vec<u8> {
+    let mut out = vec![0u8; length];
+    kdf_into(&[z], &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // GB/T 32905-2016 Appendix A, examples 1 and 2.
+    #[test]
+    fn standard_examples() {
+        assert_eq!(hash(b"abc").to_vec(), hex_lit("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0"));
+        assert_eq!(
+            hash(&b"abcd".repeat(16)).to_vec(),
+            hex_lit("debe9ff92275b8a138604889c18e5a4d6fdb70e5387e5765293dcba39c0c5732")
+        );
+    }
+
+    #[test]
+    fn incremental_equals_one_shot_at_every_split() {
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
+        let whole = hash(&data);
+        for split in 0..data.len() {
+            let mut h = Sm3::new();
+            h.update(&data[..split]);
+            let forked = h.clone();
+            h.update(&data[split..]);
+            assert_eq!(h.finalize(), whole, "split at {split}");
+            assert_eq!(forked.chain(&data[split..]).finalize(), whole);
+        }
+    }
+
+    fn hex_lit(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+}

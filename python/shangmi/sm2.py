@@ -1,0 +1,1 @@
+"""SM2 public-key cryptography (GB/T 32918): signatures, encryption, key exchange."""

@@ -1,0 +1,88 @@
+"""SM3 hash (GB/T 32905-2016), HMAC-SM3 and the SM2/SM9 key derivation function.
+
+:class:`SM3` follows the :mod:`hashlib` protocol, so it works wherever a
+hashlib constructor does::
+
+    import hmac
+    from shangmi import sm3
+
+    sm3.SM3(b"abc").hexdigest()
+    hmac.new(key, msg, digestmod=sm3.SM3).digest()
+"""
+
+from __future__ import annotations
+
+from shangmi import _native
+from shangmi._buffer import Buffer, require_bytes
+from shangmi.exceptions import InvalidInputError
+
+__all__ = ["SM3", "new", "hash", "hmac", "kdf", "DIGEST_SIZE", "BLOCK_SIZE"]
+
+DIGEST_SIZE = 32
+BLOCK_SIZE = 64
+
+
+class SM3:
+    """An SM3 hash object with the hashlib interface."""
+
+    name = "sm3"
+    digest_size = DIGEST_SIZE
+    block_size = BLOCK_SIZE
+
+    __slots__ = ("_state",)
+
+    def __init__(self, data: Buffer = b"", *, usedforsecurity: bool = True) -> None:
+        self._state = _native.Sm3Hasher()
+        if data:
+            self.update(data)
+
+    def update(self, data: Buffer) -> None:
+        """Absorb more data (bytes, bytearray or memoryview)."""
+        self._state.update(data)
+
+    def digest(self) -> bytes:
+        """The 32-byte digest of everything absorbed so far."""
+        return self._state.digest()
+
+    def hexdigest(self) -> str:
+        """:meth:`digest` as lowercase hex."""
+        return self._state.digest().hex()
+
+    def copy(self) -> SM3:
+        """An independent copy of the current state."""
+        other = SM3.__new__(SM3)
+        other._state = self._state.copy()
+        return other
+
+    def __repr__(self) -> str:
+        return "<shangmi.sm3.SM3 object>"
+
+
+def new(data: Buffer = b"") -> SM3:
+    """Same as ``SM3(data)``, for code that expects a ``hashlib.new``-style factory."""
+    return SM3(data)
+
+
+def hash(data: Buffer) -> bytes:  # noqa: A001 - the natural name in this namespace
+    """SM3 digest of ``data`` in one call."""
+    return _native.sm3_hash(data)
+
+
+def hmac(key: Buffer, data: Buffer) -> bytes:
+    """HMAC-SM3 of ``data`` under ``key`` (any key length, RFC 2104)."""
+    return _native.sm3_hmac(key, data)
+
+
+def kdf(z: Buffer, length: int) -> bytes:
+    """The key derivation function of GB/T 32918.4 (SM2) and GM/T 0044 (SM9).
+
+    Returns ``length`` bytes: SM3(z || 1) || SM3(z || 2) || ... truncated.
+    """
+    require_bytes(z, "z")
+    if isinstance(length, bool) or not isinstance(length, int):
+        raise TypeError(f"length must be an int, got {type(length).__name__}")
+    if length < 0:
+        raise InvalidInputError(f"length must be >= 0, got {length}")
+    if length > 32 * (2**32 - 1):
+        raise InvalidInputError(f"length must be at most {32 * (2**32 - 1)} bytes, got {length}")
+    return _native.sm3_kdf(z, length)
