@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from shangmi.exceptions import InvalidInputError
 
-#: What every function accepts where it says "bytes".
-Buffer = Union[bytes, bytearray, memoryview]
+__all__ = ["Buffer", "require_bytes", "require_length"]
+
+if TYPE_CHECKING:
+    # Any object with the buffer protocol: what the native code accepts.
+    from _typeshed import ReadableBuffer as Buffer
+else:
+    #: What every function accepts where it says "bytes".
+    Buffer = Union[bytes, bytearray, memoryview]
 
 
 def require_bytes(value: object, what: str) -> None:
@@ -19,6 +25,6 @@ def require_bytes(value: object, what: str) -> None:
 def require_length(value: Buffer, what: str, expected: int) -> None:
     """Raise InvalidInputError unless ``value`` has exactly ``expected`` bytes."""
     require_bytes(value, what)
-    got = len(memoryview(value).cast("B")) if isinstance(value, memoryview) else len(value)
+    got = memoryview(value).nbytes
     if got != expected:
         raise InvalidInputError(f"{what} must be {expected} bytes, got {got}")

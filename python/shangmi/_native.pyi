@@ -2,9 +2,7 @@
 # One section per algorithm; keep each section next to its binding file
 # (crates/shangmi-python/src/<algorithm>.rs).
 
-from typing import Union
-
-_Buffer = Union[bytes, bytearray, memoryview]
+from _typeshed import ReadableBuffer as _Buffer
 
 # --- sm3 (crates/shangmi-python/src/sm3.rs) ---------------------------------
 

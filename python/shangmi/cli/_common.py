@@ -79,7 +79,7 @@ def _progress(size: int | None, label: str) -> Any:
     if size is None or size < PROGRESS_THRESHOLD or not sys.stderr.isatty():
         return None
     try:
-        from tqdm import tqdm  # optional extra: pip install 'shangmi[cli]'
+        from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]  # optional extra: shangmi[cli]
     except ImportError:
         return None
     return tqdm(total=size, unit="B", unit_scale=True, unit_divisor=1024, desc=label, leave=False, file=sys.stderr)
