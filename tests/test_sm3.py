@@ -176,3 +176,11 @@ def test_forced_backends_pass_the_vectors(backend: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code, str(VECTORS / "sm3.json")], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == len(HASH)
+
+
+def test_hash_many_equals_hash_of_each() -> None:
+    msgs = [bytes([i % 256]) * (i * 101) for i in range(200)] + [bytearray(b"abc"), memoryview(b"abc")]
+    assert sm3.hash_many(msgs) == [sm3.hash(m) for m in msgs]
+    assert sm3.hash_many(iter([])) == []
+    with pytest.raises(TypeError, match=r"messages\[1\]"):
+        sm3.hash_many([b"ok", "not bytes"])  # type: ignore[list-item]

@@ -12,11 +12,13 @@ hashlib constructor does::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes
 from shangmi.exceptions import InvalidInputError
 
-__all__ = ["SM3", "new", "hash", "hmac", "kdf", "DIGEST_SIZE", "BLOCK_SIZE"]
+__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "DIGEST_SIZE", "BLOCK_SIZE"]
 
 DIGEST_SIZE = 32
 BLOCK_SIZE = 64
@@ -66,6 +68,18 @@ def new(data: Buffer = b"") -> SM3:
 def hash(data: Buffer) -> bytes:  # noqa: A001 - the natural name in this namespace
     """SM3 digest of ``data`` in one call."""
     return _native.sm3_hash(data)
+
+
+def hash_many(messages: Iterable[Buffer]) -> list[bytes]:
+    """SM3 digests of many messages in one call, spread over all cores.
+
+    The GIL is released while hashing, and the list of digests comes back in
+    the order of ``messages``.
+    """
+    items = list(messages)
+    for i, m in enumerate(items):
+        require_bytes(m, f"messages[{i}]")
+    return _native.sm3_hash_many(items)
 
 
 def hmac(key: Buffer, data: Buffer) -> bytes:

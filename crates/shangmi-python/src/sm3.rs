@@ -57,6 +57,14 @@ fn sm3_hash<'py>(py: Python<'py>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
 }
 
 #[pyfunction]
+fn sm3_hash_many<'py>(py: Python<'py>, messages: Vec<Bytes<'py>>) -> Vec<Bound<'py, PyBytes>> {
+    let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
+    let total: usize = slices.iter().map(|m| m.len()).sum();
+    let digests = maybe_detach(py, total, || sm3::hash_many(&slices));
+    digests.iter().map(|d| PyBytes::new(py, d)).collect()
+}
+
+#[pyfunction]
 fn sm3_hmac<'py>(py: Python<'py>, key: Bytes<'_>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
     let (key, data) = (key.as_slice(), data.as_slice());
     let d = maybe_detach(py, data.len(), || sm3::hmac(key, data));
@@ -75,6 +83,7 @@ fn sm3_kdf<'py>(py: Python<'py>, z: Bytes<'_>, length: usize) -> PyResult<Bound<
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm3Hasher>()?;
     m.add_function(wrap_pyfunction!(sm3_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(sm3_hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hmac, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_kdf, m)?)?;
     Ok(())
