@@ -277,10 +277,9 @@ fn wrong_curve_and_malformed_private_keys_are_rejected() {
     assert!(m.contains("base64"), "{m}");
 }
 
-// ---- PBES2 with SM3 + SM4 (needs SM4-CBC from crate::sm4) -------------------------
+// ---- PBES2 with SM3 + SM4  -------------------------
 
 #[test]
-#[ignore = "needs shangmi::sm4::cbc_decrypt (branch sm4)"]
 fn gmssl_style_sm3_sm4_key_loads() {
     let k = encoding::private_key_from_pem(&read("pkcs8_sm3_sm4.pem"), Some(&password())).unwrap();
     assert_eq!(k.secret.to_vec(), expected("private_key"));
@@ -289,7 +288,6 @@ fn gmssl_style_sm3_sm4_key_loads() {
 }
 
 #[test]
-#[ignore = "needs shangmi::sm4::cbc_encrypt (branch sm4)"]
 fn sm3_sm4_encryption_roundtrips() {
     let d = expected("private_key");
     let plain = encoding::private_key_to_pkcs8_der(&arr32(&d), &expected("public_key")).unwrap();

@@ -98,10 +98,7 @@ impl CbcCipher {
             CbcCipher::Sm4 => {
                 let (k, v) = (key.try_into(), iv.try_into());
                 let (Ok(k), Ok(v)) = (k, v) else { return Err(Error::invalid_key(WRONG_PASSWORD)) };
-                sm4cbc::decrypt(k, v, data).map_err(|e| match e {
-                    Error::InvalidInput(m) if m.contains("not available") => Error::InvalidInput(m),
-                    _ => Error::invalid_key(WRONG_PASSWORD),
-                })?
+                sm4cbc::decrypt(k, v, data).map_err(|_| Error::invalid_key(WRONG_PASSWORD))?
             }
         };
         Ok(Zeroizing::new(out))
