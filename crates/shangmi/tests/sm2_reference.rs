@@ -191,6 +191,8 @@ fn fp256_examples(section: &str) -> Vec<Value> {
 #[test]
 fn reference_fp256_sign_example() {
     let c = curve("Fp-256-test");
+    assert!(c.on_curve(&c.gx, &c.gy));
+    assert!(c.mul(&c.n, &c.g()).is_none(), "n·G must be infinity");
     for v in fp256_examples("sign") {
         let d = hb(&v["private_key"]);
         let pk = c.mul(&d, &c.g());
