@@ -2,8 +2,7 @@
 //!
 //! Everything here works on plain byte arrays (points as `04||x||y`, scalars
 //! as 32 big-endian bytes), so the formats do not depend on how the curve
-//! arithmetic represents them; [`sm2`](self::sm2) adds thin adapters to the
-//! types of [`crate::sm2`]. Parsing is strict DER: trailing bytes,
+//! arithmetic represents them. Parsing is strict DER: trailing bytes,
 //! non-minimal lengths or integers, wrong OIDs all give a clear error.
 //!
 //! | structure | read | write |
@@ -16,10 +15,13 @@
 //! | PBES2 PBKDF2-HMAC-SM3 + SM4-CBC (GmSSL) | yes | yes |
 //! | PBES2 PBKDF2-HMAC-SHA1/224/256/384/512 + AES-128/192/256-CBC (OpenSSL) | yes | no |
 //! | legacy `Proc-Type: 4,ENCRYPTED` PEM (EVP_BytesToKey/MD5) | yes | no |
+//!
+//! [`sm2`](self::sm2) has the same operations on [`crate::sm2`] key, signature and ciphertext types.
 
 mod keys;
 mod pbe;
 pub mod pem;
+pub mod sm2;
 mod sm2_der;
 mod sm4cbc;
 
