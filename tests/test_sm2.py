@@ -716,3 +716,26 @@ def test_hypothesis_public_key_matches_reference(seed: int) -> None:
     k = sm2.PrivateKey.from_bytes(seed.to_bytes(32, "big"))
     assert k.public_key().to_bytes() == ref_point_bytes(ref_mul(seed))
     assert sm2.PublicKey.from_bytes(k.public_key().to_bytes(compressed=True)) == k.public_key()
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.binary(max_size=200))
+def test_hypothesis_random_bytes_give_clear_errors(key: sm2.PrivateKey, data: bytes) -> None:
+    """Garbage never panics (a PanicException is not a ValueError) and never succeeds wrongly."""
+    for fn in (
+        sm2.PublicKey.from_bytes,
+        sm2.PublicKey.from_der,
+        sm2.PublicKey.from_pem,
+        sm2.PrivateKey.from_der,
+        sm2.PrivateKey.from_pem,
+    ):
+        try:
+            fn(data)
+        except (ShangmiError, ValueError):
+            pass
+    for mode in sm2.MODES:
+        with pytest.raises((DecryptionError, InvalidInputError)):
+            key.decrypt(data, mode=mode)  # type: ignore[arg-type]
+    for enc in sm2.ENCODINGS:
+        with pytest.raises(InvalidSignature):
+            key.public_key().verify(data, b"m", encoding=enc)  # type: ignore[arg-type]

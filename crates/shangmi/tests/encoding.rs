@@ -297,3 +297,69 @@ fn sm3_sm4_encryption_roundtrips() {
     assert_eq!(k.secret.to_vec(), d);
     assert!(encoding::private_key_from_der(&enc, Some(b"pW")).is_err());
 }
+
+// ---- robustness: every truncation and single-byte change of real files --------------
+
+/// Parsers must return an error (or a value) for any input, never panic.
+#[test]
+fn mutated_files_never_panic() {
+    let pw = password();
+    let files = ["pkcs8.der", "sec1.der", "public.der", "signature.der", "ciphertext.der", "pkcs8_aes256.der"];
+    for name in files {
+        let data = read(name);
+        let mut variants: Vec<Vec<u8>> = (0..data.len()).map(|n| data[..n].to_vec()).collect();
+        for i in 0..data.len() {
+            for v in [0x00u8, 0xff, data[i] ^ 0x80, data[i].wrapping_add(1)] {
+                let mut m = data.clone();
+                m[i] = v;
+                variants.push(m);
+            }
+        }
+        for v in &variants {
+            let _ = encoding::signature_from_der(v);
+            let _ = encoding::cipher_from_der(v);
+            let _ = encoding::public_key_from_der(v);
+            let _ = encoding::private_key_from_der(v, None);
+            if name == "pkcs8_aes256.der" {
+                let _ = encoding::private_key_from_der(v, Some(&pw));
+            }
+            let _ = shangmi::encoding::sm2::public_key_from_der(v);
+            let _ = shangmi::encoding::sm2::private_key_from_der(v, None);
+        }
+    }
+}
+
+#[test]
+fn pem_with_crlf_and_surrounding_text_loads() {
+    let pem = String::from_utf8(read("pkcs8.pem")).unwrap();
+    let crlf = format!("Bag Attributes: none\r\n{}\r\ntrailing text\r\n", pem.replace('\n', "\r\n"));
+    let k = encoding::private_key_from_pem(crlf.as_bytes(), None).unwrap();
+    assert_eq!(k.secret.to_vec(), expected("private_key"));
+    let legacy = String::from_utf8(read("sec1_aes256.pem")).unwrap().replace('\n', "\r\n");
+    let k = encoding::private_key_from_pem(legacy.as_bytes(), Some(&password())).unwrap();
+    assert_eq!(k.secret.to_vec(), expected("private_key"));
+}
+
+#[test]
+fn typed_adapters_roundtrip_with_the_sm2_types() {
+    use shangmi::encoding::sm2 as fmt;
+    use shangmi::sm2::PrivateKey;
+    let key = fmt::private_key_from_der(&read("pkcs8.der"), None).unwrap();
+    assert_eq!(key.to_bytes().to_vec(), expected("private_key"));
+    assert_eq!(fmt::private_key_to_der(&key, None).unwrap().to_vec(), read("pkcs8.der"));
+    assert_eq!(fmt::private_key_to_sec1_der(&key).unwrap().to_vec(), read("sec1.der"));
+    assert_eq!(fmt::public_key_to_der(key.public_key()).unwrap(), read("public.der"));
+    let sig = fmt::signature_from_der(&read("signature.der")).unwrap();
+    let msg = read("message.bin");
+    key.public_key().verify(&msg, b"1234567812345678", &sig).unwrap();
+    assert_eq!(fmt::signature_to_der(&sig), read("signature.der"));
+    let ct = fmt::ciphertext_from_der(&read("ciphertext.der")).unwrap();
+    assert_eq!(key.decrypt(&ct).unwrap(), msg);
+    assert_eq!(fmt::ciphertext_to_der(&ct).unwrap(), read("ciphertext.der"));
+    // Encrypted export and import.
+    let other = PrivateKey::generate().unwrap();
+    let pem = fmt::private_key_to_pem(&other, Some(b"pw")).unwrap();
+    assert!(pem.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----\n"));
+    let back = fmt::private_key_from_pem(pem.as_bytes(), Some(b"pw")).unwrap();
+    assert_eq!(back.to_bytes(), other.to_bytes());
+}
