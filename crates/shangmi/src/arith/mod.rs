@@ -19,6 +19,15 @@ use zeroize::Zeroize;
 /// Four little-endian 64-bit limbs.
 pub type Limbs = [u64; 4];
 
+/// All-ones if `bit` is 1, zero if 0, hidden from the optimiser: without the
+/// barrier LLVM proves the mask is 0 or −1 and may turn the masked select
+/// into a conditional branch on secret data (scripts/ctime.sh caught exactly
+/// that in final_sub/add_mod).
+#[inline(always)]
+pub fn mask_from_bit(bit: u64) -> u64 {
+    core::hint::black_box(bit).wrapping_neg()
+}
+
 /// a + b + carry → (sum, carry out); carry in {0, 1}.
 #[inline(always)]
 pub const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
@@ -82,27 +91,30 @@ pub const fn add_limbs(a: &Limbs, b: &Limbs) -> (Limbs, u64) {
     ([s0, s1, s2, s3], c)
 }
 
-/// (a + b) mod m for a, b < m.
-#[inline(always)]
-pub const fn add_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
+/// (a + b) mod m for a, b < m (compile-time version: no optimisation barrier).
+pub const fn add_mod_const(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
     let (s, carry) = add_limbs(a, b);
     let (d, borrow) = sub_limbs(&s, m);
-    // Keep the unreduced sum iff subtracting m borrowed past the carry bit.
     let (_, keep) = sbb(carry, 0, borrow);
-    let mask = 0u64.wrapping_sub(keep);
-    [
-        (s[0] & mask) | (d[0] & !mask),
-        (s[1] & mask) | (d[1] & !mask),
-        (s[2] & mask) | (d[2] & !mask),
-        (s[3] & mask) | (d[3] & !mask),
-    ]
+    if keep == 1 {
+        s
+    } else {
+        d
+    }
+}
+
+/// (a + b) mod m for a, b < m.
+#[inline(always)]
+pub fn add_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
+    let (s, carry) = add_limbs(a, b);
+    final_sub(s, carry, m)
 }
 
 /// (a − b) mod m for a, b < m.
 #[inline(always)]
-pub const fn sub_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
+pub fn sub_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
     let (d, borrow) = sub_limbs(a, b);
-    let mask = 0u64.wrapping_sub(borrow);
+    let mask = mask_from_bit(borrow);
     let (s0, c) = adc(d[0], m[0] & mask, 0);
     let (s1, c) = adc(d[1], m[1] & mask, c);
     let (s2, c) = adc(d[2], m[2] & mask, c);
@@ -112,15 +124,8 @@ pub const fn sub_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
 
 /// a mod m for a < 2m (one conditional subtraction), constant time.
 #[inline(always)]
-pub const fn reduce_once(a: &Limbs, m: &Limbs) -> Limbs {
-    let (d, borrow) = sub_limbs(a, m);
-    let mask = 0u64.wrapping_sub(borrow);
-    [
-        (a[0] & mask) | (d[0] & !mask),
-        (a[1] & mask) | (d[1] & !mask),
-        (a[2] & mask) | (d[2] & !mask),
-        (a[3] & mask) | (d[3] & !mask),
-    ]
+pub fn reduce_once(a: &Limbs, m: &Limbs) -> Limbs {
+    final_sub(*a, 0, m)
 }
 
 /// 1 if a < b else 0, constant time.
@@ -151,7 +156,7 @@ pub const fn pow2_mod(e: u32, m: &Limbs) -> Limbs {
     let mut x: Limbs = [1, 0, 0, 0];
     let mut i = 0;
     while i < e {
-        x = add_mod(&x, &x, m);
+        x = add_mod_const(&x, &x, m);
         i += 1;
     }
     x
@@ -253,7 +258,7 @@ pub fn mont_reduce_generic(t: &[u64; 8], m: &Limbs, m_inv: u64) -> Limbs {
 pub fn final_sub(r: Limbs, carry: u64, m: &Limbs) -> Limbs {
     let (d, borrow) = sub_limbs(&r, m);
     let (_, keep) = sbb(carry, 0, borrow);
-    let mask = 0u64.wrapping_sub(keep);
+    let mask = mask_from_bit(keep);
     [
         (r[0] & mask) | (d[0] & !mask),
         (r[1] & mask) | (d[1] & !mask),
@@ -288,7 +293,7 @@ impl<M: Modulus> Zeroize for Fe<M> {
 impl<M: Modulus> ConditionallySelectable for Fe<M> {
     #[inline(always)]
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        let mask = 0u64.wrapping_sub(choice.unwrap_u8() as u64);
+        let mask = mask_from_bit(choice.unwrap_u8() as u64);
         Self::from_mont_limbs([
             a.0[0] ^ (mask & (a.0[0] ^ b.0[0])),
             a.0[1] ^ (mask & (a.0[1] ^ b.0[1])),

@@ -3,7 +3,7 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use crate::arith::{adc, final_sub, Fe, Limbs, Modulus};
+use crate::arith::{adc, final_sub, sbb, Fe, Limbs, Modulus};
 
 /// p = 2^256 − 2^224 − 2^96 + 2^64 − 1.
 #[derive(Clone, Copy, Debug)]
@@ -17,57 +17,37 @@ impl Modulus for Sm2P {
     /// k·2^96 + k·2^64 − k needs no multiplication at all.
     #[inline(always)]
     fn reduce(t: &[u64; 8]) -> Limbs {
-        let mut t = *t;
-        let mut top = 0u64;
-        for i in 0..4 {
-            let k = t[i];
-            // t += k·p·2^(64 i); the low word cancels exactly (t[i] + k·(2^64−1)
-            // = k·2^64), leaving: + k at word i+1, − k·2^32 at word i+1
-            // (from −2^96), − k·2^32 at word i+3 (from −2^224) and + k at
-            // word i+4. Written as: k·p_j for the remaining limbs with
-            // p1 = 2^64 − 2^32, p2 = 2^64 − 1, p3 = 2^64 − 2^32 − 1.
-            let k_lo32 = k << 32;
-            let k_hi32 = k >> 32;
-            // k·p1 = k·2^64 − k·2^32 → (lo, hi) = (−k<<32 mod 2^64, k − (k>>32) − borrow)
-            // Accumulate k·(p + 1) / 2^64 contribution in a carry-save way
-            // using 128-bit sums, which LLVM turns into add/adc chains.
-            let p1_lo = 0u64.wrapping_sub(k_lo32);
-            let p1_hi = k.wrapping_sub(k_hi32).wrapping_sub((k_lo32 != 0) as u64);
-            // k·p2 = k·2^64 − k.
-            let p2_lo = 0u64.wrapping_sub(k);
-            let p2_hi = k.wrapping_sub((k != 0) as u64);
-            // k·p3 = k·2^64 − k·2^32 − k.
-            let (p3_lo, b1) = sub_wide(0, k_lo32, k);
-            let p3_hi = k.wrapping_sub(k_hi32).wrapping_sub(b1);
-            // Word i: t[i] + k·p0 = t[i] + k·2^64 − k → carry k (low word 0).
-            let carry0 = k;
-            let (w1, c) = adc(t[i + 1], p1_lo, 0);
-            let (w1, c2) = adc(w1, carry0, 0);
-            let carry1 = p1_hi as u128 + c as u128 + c2 as u128;
-            let s = t[i + 2] as u128 + p2_lo as u128 + carry1;
-            let w2 = s as u64;
-            let carry2 = (s >> 64) + p2_hi as u128;
-            let s = t[i + 3] as u128 + p3_lo as u128 + carry2;
-            let w3 = s as u64;
-            let carry3 = (s >> 64) + p3_hi as u128;
-            let s = t[i + 4] as u128 + carry3 + top as u128;
-            t[i] = 0;
-            t[i + 1] = w1;
-            t[i + 2] = w2;
-            t[i + 3] = w3;
-            t[i + 4] = s as u64;
-            top = (s >> 64) as u64;
+        // Each step: with k = t[0] (−p⁻¹ ≡ 1), (t + k·p)/2^64 = (t >> 64) +
+        // k·(p + 1)/2^64 because the low word cancels exactly, and
+        // (p + 1)/2^64 = 2^192 − 2^160 − 2^32 + 1. With k·2^32 = hi·2^64 + lo:
+        // k·(2^192 − 2^160 − 2^32 + 1) = (k − lo) + (−hi)·2^64 + (−lo)·2^128
+        // + (k − hi)·2^192, a non-negative 256-bit value (one borrow chain).
+        let mut r = [t[0], t[1], t[2], t[3]];
+        let mut carry = 0u64;
+        for _ in 0..4 {
+            let k = r[0];
+            let lo = k << 32;
+            let hi = k >> 32;
+            let (a0, b) = sbb(k, lo, 0);
+            let (a1, b) = sbb(0, hi, b);
+            let (a2, b) = sbb(0, lo, b);
+            let (a3, _) = sbb(k, hi, b);
+            // r = (r >> 64) + a; the shifted-in top word is 0 here (the
+            // running carry is folded in when the high half is added).
+            let (s0, c) = adc(r[1], a0, 0);
+            let (s1, c) = adc(r[2], a1, c);
+            let (s2, c) = adc(r[3], a2, c);
+            let (s3, c) = adc(carry, a3, c);
+            r = [s0, s1, s2, s3];
+            carry = c;
         }
-        final_sub([t[4], t[5], t[6], t[7]], top, &Self::M)
+        // r + carry·2^256 < 2p; add the high half of t.
+        let (s0, c) = adc(r[0], t[4], 0);
+        let (s1, c) = adc(r[1], t[5], c);
+        let (s2, c) = adc(r[2], t[6], c);
+        let (s3, c) = adc(r[3], t[7], c);
+        final_sub([s0, s1, s2, s3], c + carry, &Self::M)
     }
-}
-
-/// a − b − c over 64 bits → (difference, total borrow 0..=2).
-#[inline(always)]
-fn sub_wide(a: u64, b: u64, c: u64) -> (u64, u64) {
-    let (d, b1) = a.overflowing_sub(b);
-    let (d, b2) = d.overflowing_sub(c);
-    (d, b1 as u64 + b2 as u64)
 }
 
 /// n, the order of the base point G.

@@ -65,7 +65,7 @@ fn recode_signed(k: &Limbs, w: usize, windows: usize, out: &mut [(u64, Choice)])
 /// Mask of all ones iff a == b (a, b < 2^63).
 #[inline(always)]
 fn eq_mask(a: u64, b: u64) -> u64 {
-    ((a ^ b).wrapping_sub(1) >> 63).wrapping_neg()
+    crate::arith::mask_from_bit((a ^ b).wrapping_sub(1) >> 63)
 }
 
 /// A fixed-base comb: `windows` sub-tables of 2^(w−1) affine points
