@@ -250,6 +250,10 @@ def test_encrypted_private_key_roundtrip_and_wrong_password(key: sm2.PrivateKey)
     assert key.to_der(password="pw") != der
     with pytest.raises(InvalidInputError):
         key.to_pem(password=b"")
+    aes = key.to_pem(password="pw", encryption="aes-256-cbc")
+    assert sm2.PrivateKey.from_pem(aes, password="pw").to_bytes() == key.to_bytes()
+    with pytest.raises(InvalidInputError, match="encryption must be one of"):
+        key.to_pem(password="pw", encryption="des")  # type: ignore[arg-type]
 
 
 def test_encrypted_key_is_pbkdf2_sm3_sm4_cbc(key: sm2.PrivateKey) -> None:

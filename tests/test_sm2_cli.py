@@ -127,3 +127,11 @@ def test_cli_interop_with_openssl(keys: tuple[Path, Path], tmp_path: Path) -> No
     assert back.read_bytes() == msg.read_bytes()
     assert run("encrypt", "-p", str(pub), "-i", str(msg), "-o", str(ct), "--mode", "der") == 0
     assert run_openssl("pkeyutl", "-decrypt", "-inkey", str(key), "-in", str(ct)) == msg.read_bytes()
+
+
+@requires_openssl
+def test_keygen_aes_cipher_is_readable_by_openssl(tmp_path: Path) -> None:
+    key = tmp_path / "k.pem"
+    assert run("keygen", "-o", str(key), "--passout", "pass:pw", "--cipher", "aes-256-cbc") == 0
+    plain = run_openssl("pkey", "-in", str(key), "-passin", "pass:pw")
+    assert sm2.PrivateKey.from_pem(plain).to_bytes() == sm2.PrivateKey.from_pem(key.read_bytes(), "pw").to_bytes()

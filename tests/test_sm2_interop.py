@@ -111,6 +111,17 @@ def test_our_keys_roundtrip_through_openssl(tmp_path: Path) -> None:
     pub = tmp_path / "pub.pem"
     pub.write_bytes(k.public_key().to_pem())
     assert run_openssl("pkey", "-pubin", "-in", str(pub)) == k.public_key().to_pem()
+    # Encrypted for OpenSSL: PBKDF2-HMAC-SHA256 + AES-256-CBC.
+    enc = tmp_path / "enc.pem"
+    enc.write_bytes(k.to_pem(password=PW, encryption="aes-256-cbc"))
+    assert run_openssl("pkey", "-in", str(enc), "-passin", f"pass:{PW}") == k.to_pem()
+    enc.write_bytes(k.to_der(password=PW, encryption="aes-256-cbc"))
+    assert run_openssl("pkey", "-inform", "DER", "-in", str(enc), "-passin", f"pass:{PW}") == k.to_pem()
+    # The default (GmSSL's SM3 + SM4) is not understood by OpenSSL 3.0's PBES2 code.
+    enc.write_bytes(k.to_pem(password=PW))
+    proc = subprocess.run(["openssl", "pkey", "-in", str(enc), "-passin", f"pass:{PW}"], capture_output=True)
+    if proc.returncode == 0:  # a newer OpenSSL that knows HMAC-SM3: then it must be right
+        assert proc.stdout == k.to_pem()
     assert run_openssl("pkey", "-in", str(p), "-pubout", "-outform", "DER") == k.public_key().to_der()
 
 

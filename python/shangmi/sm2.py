@@ -33,9 +33,11 @@ public key bytes       65-byte ``04‖x‖y``          ``compressed=True`` (33 b
 private key PEM/DER    PKCS#8 ``PRIVATE KEY``      ``format="sec1"``; reading also takes
                                                    SEC1 ``EC PRIVATE KEY`` and OpenSSL 3's
                                                    ``SM2 PRIVATE KEY``
-encrypted private key  PBES2, PBKDF2-HMAC-SM3      reading also takes OpenSSL's PBKDF2-
-                       (65536 iterations), SM4-CBC HMAC-SHA1/SHA-2 + AES-CBC and legacy
-                                                   ``Proc-Type: 4,ENCRYPTED`` PEMs
+encrypted private key  PBES2, PBKDF2-HMAC-SM3      ``encryption="aes-256-cbc"``: PBKDF2-
+                       (65536 iterations), SM4-CBC HMAC-SHA256 + AES-256-CBC (OpenSSL 3.0
+                       (GmSSL's choice)            reads only this one); reading also takes
+                                                   PBKDF2-HMAC-SHA1/SHA-2 + AES-CBC and
+                                                   legacy ``Proc-Type: 4,ENCRYPTED`` PEMs
 =====================  ==========================  ==========================================
 
 Prepared public keys: :meth:`PublicKey.prepare` returns a *new* key object
@@ -80,6 +82,7 @@ DEFAULT_UID = b"1234567812345678"
 Mode = Literal["c1c3c2", "c1c2c3", "der"]
 Encoding = Literal["der", "raw"]
 KeyFormat = Literal["pkcs8", "sec1"]
+KeyEncryption = Literal["sm4", "aes-256-cbc"]
 
 #: Ciphertext layouts accepted by ``mode=``.
 MODES: tuple[str, ...] = ("c1c3c2", "c1c2c3", "der")
@@ -115,6 +118,14 @@ def _password(password: Buffer | str | None) -> bytes | None:
     if not pw:
         raise InvalidInputError("password must not be empty (pass None for an unencrypted key)")
     return pw
+
+
+def _aes(encryption: str) -> bool:
+    if encryption == "sm4":
+        return False
+    if encryption == "aes-256-cbc":
+        return True
+    raise InvalidInputError(f"encryption must be one of 'sm4', 'aes-256-cbc', got {encryption!r}")
 
 
 def _uid(uid: Buffer) -> Buffer:
@@ -341,17 +352,29 @@ class PrivateKey:
         """The 32-byte secret scalar d. Handle with care."""
         return self._key.to_bytes()
 
-    def to_der(self, password: Buffer | str | None = None, *, format: KeyFormat = "pkcs8") -> bytes:
-        """PKCS#8 DER (encrypted with PBKDF2-HMAC-SM3 + SM4-CBC if ``password``),
-        or SEC1 with ``format="sec1"`` (unencrypted only)."""
+    def to_der(
+        self,
+        password: Buffer | str | None = None,
+        *,
+        format: KeyFormat = "pkcs8",
+        encryption: KeyEncryption = "sm4",
+    ) -> bytes:
+        """PKCS#8 DER, or SEC1 with ``format="sec1"`` (unencrypted only).
+
+        With a ``password`` the PKCS#8 is PBES2-encrypted: ``encryption="sm4"``
+        (default) is PBKDF2-HMAC-SM3 + SM4-CBC as GmSSL writes; OpenSSL 3.0
+        cannot read it, so for files OpenSSL must open use
+        ``encryption="aes-256-cbc"`` (PBKDF2-HMAC-SHA256 + AES-256-CBC, OpenSSL's default).
+        """
         pw = _password(password)
+        aes = _aes(encryption)
         if format == "sec1":
             if pw is not None:
                 raise InvalidInputError("SEC1 DER cannot be encrypted; use format='pkcs8' with a password")
             return self._key.to_der(None, True)
         if format != "pkcs8":
             raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
-        return self._key.to_der(pw, False)
+        return self._key.to_der(pw, False, aes)
 
     def to_pem(
         self,
@@ -359,11 +382,14 @@ class PrivateKey:
         *,
         format: KeyFormat = "pkcs8",
         sec1_label: str = "SM2 PRIVATE KEY",
+        encryption: KeyEncryption = "sm4",
     ) -> bytes:
-        """PKCS#8 PEM (``PRIVATE KEY``, or ``ENCRYPTED PRIVATE KEY`` with a password),
-        or SEC1 PEM with ``format="sec1"`` under ``sec1_label`` (OpenSSL 3 writes
-        ``SM2 PRIVATE KEY``; older tools expect ``EC PRIVATE KEY``)."""
+        """PKCS#8 PEM (``PRIVATE KEY``, or ``ENCRYPTED PRIVATE KEY`` with a password;
+        ``encryption`` as in :meth:`to_der`), or SEC1 PEM with ``format="sec1"``
+        under ``sec1_label`` (OpenSSL 3 writes ``SM2 PRIVATE KEY``; older tools
+        expect ``EC PRIVATE KEY``)."""
         pw = _password(password)
+        aes = _aes(encryption)
         if format == "sec1":
             if pw is not None:
                 raise InvalidInputError("encrypted SEC1 PEM is not written; use format='pkcs8' with a password")
@@ -372,7 +398,7 @@ class PrivateKey:
             return self._key.to_pem(None, sec1_label)
         if format != "pkcs8":
             raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
-        return self._key.to_pem(pw, None)
+        return self._key.to_pem(pw, None, aes)
 
     def public_key(self) -> PublicKey:
         """The matching public key (computed once, when the key was made)."""

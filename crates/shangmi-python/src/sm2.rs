@@ -9,6 +9,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use shangmi::encoding::sm2 as fmt;
+use shangmi::encoding::KeyEncryption;
 use shangmi::sm2;
 use shangmi::{Error, Result};
 
@@ -58,6 +59,14 @@ fn encode_signature(sig: &sm2::Signature, der: bool) -> Vec<u8> {
 
 fn digest32(e: &[u8]) -> Result<[u8; 32]> {
     e.try_into().map_err(|_| Error::invalid(format!("digest e must be 32 bytes, got {}", e.len())))
+}
+
+fn scheme(aes: bool) -> KeyEncryption {
+    if aes {
+        KeyEncryption::Sha256Aes256
+    } else {
+        KeyEncryption::Sm3Sm4
+    }
 }
 
 fn opt_slice<'a>(b: &'a Option<Bytes<'_>>) -> Option<&'a [u8]> {
@@ -190,34 +199,42 @@ impl Sm2PrivateKey {
         PyBytes::new(py, self.inner.to_bytes().as_ref())
     }
 
-    /// `format`: "pkcs8" (default) or "sec1" (no password allowed).
-    #[pyo3(signature = (password=None, sec1=false))]
-    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>, sec1: bool) -> PyResult<Bound<'py, PyBytes>> {
+    /// `sec1`: SEC1 instead of PKCS#8 (no password allowed); `aes`: encrypt
+    /// with OpenSSL's PBKDF2-HMAC-SHA256 + AES-256-CBC instead of SM3 + SM4.
+    #[pyo3(signature = (password=None, sec1=false, aes=false))]
+    fn to_der<'py>(
+        &self,
+        py: Python<'py>,
+        password: Option<Bytes<'_>>,
+        sec1: bool,
+        aes: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let pw = opt_slice(&password);
         let der = py
             .detach(|| {
                 if sec1 {
                     fmt::private_key_to_sec1_der(&self.inner)
                 } else {
-                    fmt::private_key_to_der(&self.inner, pw)
+                    fmt::private_key_to_der(&self.inner, pw, scheme(aes))
                 }
             })
             .py_err()?;
         Ok(PyBytes::new(py, &der))
     }
 
-    #[pyo3(signature = (password=None, sec1_label=None))]
+    #[pyo3(signature = (password=None, sec1_label=None, aes=false))]
     fn to_pem<'py>(
         &self,
         py: Python<'py>,
         password: Option<Bytes<'_>>,
         sec1_label: Option<&str>,
+        aes: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let pw = opt_slice(&password);
         let pem = py
             .detach(|| match sec1_label {
                 Some(label) => fmt::private_key_to_sec1_pem(&self.inner, label),
-                None => fmt::private_key_to_pem(&self.inner, pw),
+                None => fmt::private_key_to_pem(&self.inner, pw, scheme(aes)),
             })
             .py_err()?;
         Ok(PyBytes::new(py, pem.as_bytes()))

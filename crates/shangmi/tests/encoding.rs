@@ -292,10 +292,12 @@ fn sm3_sm4_encryption_roundtrips() {
     let d = expected("private_key");
     let plain = encoding::private_key_to_pkcs8_der(&arr32(&d), &expected("public_key")).unwrap();
     let params = encoding::Pbes2Params { iterations: 1000, salt: [7; 16], iv: [9; 16] };
-    let enc = encoding::encrypt_pkcs8_der(&plain, b"pw", Some(&params)).unwrap();
-    let k = encoding::private_key_from_der(&enc, Some(b"pw")).unwrap();
-    assert_eq!(k.secret.to_vec(), d);
-    assert!(encoding::private_key_from_der(&enc, Some(b"pW")).is_err());
+    for scheme in [encoding::KeyEncryption::Sm3Sm4, encoding::KeyEncryption::Sha256Aes256] {
+        let enc = encoding::encrypt_pkcs8_der(&plain, b"pw", scheme, Some(&params)).unwrap();
+        let k = encoding::private_key_from_der(&enc, Some(b"pw")).unwrap();
+        assert_eq!(k.secret.to_vec(), d);
+        assert!(encoding::private_key_from_der(&enc, Some(b"pW")).is_err());
+    }
 }
 
 // ---- robustness: every truncation and single-byte change of real files --------------
@@ -346,7 +348,7 @@ fn typed_adapters_roundtrip_with_the_sm2_types() {
     use shangmi::sm2::PrivateKey;
     let key = fmt::private_key_from_der(&read("pkcs8.der"), None).unwrap();
     assert_eq!(key.to_bytes().to_vec(), expected("private_key"));
-    assert_eq!(fmt::private_key_to_der(&key, None).unwrap().to_vec(), read("pkcs8.der"));
+    assert_eq!(fmt::private_key_to_der(&key, None, Default::default()).unwrap().to_vec(), read("pkcs8.der"));
     assert_eq!(fmt::private_key_to_sec1_der(&key).unwrap().to_vec(), read("sec1.der"));
     assert_eq!(fmt::public_key_to_der(key.public_key()).unwrap(), read("public.der"));
     let sig = fmt::signature_from_der(&read("signature.der")).unwrap();
@@ -358,7 +360,7 @@ fn typed_adapters_roundtrip_with_the_sm2_types() {
     assert_eq!(fmt::ciphertext_to_der(&ct).unwrap(), read("ciphertext.der"));
     // Encrypted export and import.
     let other = PrivateKey::generate().unwrap();
-    let pem = fmt::private_key_to_pem(&other, Some(b"pw")).unwrap();
+    let pem = fmt::private_key_to_pem(&other, Some(b"pw"), encoding::KeyEncryption::default()).unwrap();
     assert!(pem.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----\n"));
     let back = fmt::private_key_from_pem(pem.as_bytes(), Some(b"pw")).unwrap();
     assert_eq!(back.to_bytes(), other.to_bytes());

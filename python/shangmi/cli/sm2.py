@@ -40,6 +40,10 @@ def register(sub: Any) -> None:
     g.add_argument("--pubout", metavar="FILE", help="also write the public key here")
     _passout(g)
     _keyform(g)
+    g.add_argument(
+        "--cipher", choices=["sm4", "aes-256-cbc"], default="sm4",
+        help="with --passout: PBKDF2-HMAC-SM3 + SM4-CBC (GmSSL, default) or PBKDF2-HMAC-SHA256 + AES-256-CBC (OpenSSL)",
+    )
     g.set_defaults(func=keygen)
 
     k = ops.add_parser("pubkey", help="print the public key of a private key")
@@ -199,7 +203,7 @@ def keygen(args: argparse.Namespace) -> int:
             raise ValueError("--format sec1 cannot be encrypted; use the default pkcs8 with --passout")
         pem = key.to_pem(format="sec1")
     else:
-        pem = key.to_pem(password=pw)
+        pem = key.to_pem(password=pw, encryption=args.cipher)
     if args.out != "-":
         # Private keys are created readable by the owner only.
         fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

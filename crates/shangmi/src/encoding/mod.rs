@@ -13,7 +13,7 @@
 //! | PKCS#8 `PrivateKeyInfo` wrapping SEC1 `ECPrivateKey` | yes | yes |
 //! | SEC1 `EC PRIVATE KEY` / OpenSSL 3's `SM2 PRIVATE KEY` | yes | yes |
 //! | PBES2 PBKDF2-HMAC-SM3 + SM4-CBC (GmSSL) | yes | yes |
-//! | PBES2 PBKDF2-HMAC-SHA1/224/256/384/512 + AES-128/192/256-CBC (OpenSSL) | yes | no |
+//! | PBES2 PBKDF2-HMAC-SHA1/224/256/384/512 + AES-128/192/256-CBC (OpenSSL) | yes | SHA-256 + AES-256-CBC |
 //! | legacy `Proc-Type: 4,ENCRYPTED` PEM (EVP_BytesToKey/MD5) | yes | no |
 //!
 //! [`sm2`](self::sm2) has the same operations on [`crate::sm2`] key, signature and ciphertext types.
@@ -29,7 +29,7 @@ pub use keys::{
     private_key_from_der, private_key_from_pem, private_key_to_pkcs8_der, private_key_to_sec1_der, public_key_from_der,
     public_key_from_pem, public_key_to_spki_der, DecodedPrivateKey, PrivateKeyFormat,
 };
-pub use pbe::{encrypt_pkcs8_der, Pbes2Params};
+pub use pbe::{encrypt_pkcs8_der, KeyEncryption, Pbes2Params};
 pub use sm2_der::{cipher_from_der, cipher_to_der, signature_from_der, signature_to_der};
 
 use der::asn1::ObjectIdentifier;

@@ -220,11 +220,25 @@ pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8]) -> Result<Zeroizing
     cipher.decrypt(&key, iv.as_bytes(), info.data.as_bytes())
 }
 
-/// Encrypts PKCS#8 `PrivateKeyInfo` DER as PBES2 `EncryptedPrivateKeyInfo`
-/// with PBKDF2-HMAC-SM3 and SM4-CBC (what GmSSL writes). `params` fixes the
-/// salt, IV and iteration count (tests); `None` draws a fresh salt and IV
-/// from the OS and uses [`DEFAULT_ITERATIONS`].
-pub fn encrypt_pkcs8_der(pkcs8: &[u8], password: &[u8], params: Option<&Pbes2Params>) -> Result<Vec<u8>> {
+/// Which PBES2 profile [`encrypt_pkcs8_der`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum KeyEncryption {
+    /// PBKDF2-HMAC-SM3 + SM4-CBC, as GmSSL writes (OpenSSL 3.0 cannot read it).
+    #[default]
+    Sm3Sm4,
+    /// PBKDF2-HMAC-SHA256 + AES-256-CBC, OpenSSL's default (for files OpenSSL must read).
+    Sha256Aes256,
+}
+
+/// Encrypts PKCS#8 `PrivateKeyInfo` DER as PBES2 `EncryptedPrivateKeyInfo`.
+/// `params` fixes the salt, IV and iteration count (tests); `None` draws a
+/// fresh salt and IV from the OS and uses [`DEFAULT_ITERATIONS`].
+pub fn encrypt_pkcs8_der(
+    pkcs8: &[u8],
+    password: &[u8],
+    scheme: KeyEncryption,
+    params: Option<&Pbes2Params>,
+) -> Result<Vec<u8>> {
     let params = match params {
         Some(p) => p.clone(),
         None => {
@@ -237,23 +251,40 @@ pub fn encrypt_pkcs8_der(pkcs8: &[u8], password: &[u8], params: Option<&Pbes2Par
     if params.iterations == 0 || params.iterations > MAX_ITERATIONS {
         return Err(Error::invalid(format!("iteration count must be in 1..={MAX_ITERATIONS}")));
     }
-    let mut key = Zeroizing::new([0u8; 16]);
-    pbkdf2_hmac_sm3(password, &params.salt, params.iterations, key.as_mut());
-    let data = sm4cbc::encrypt(&key, &params.iv, pkcs8)?;
+    // GmSSL 3 writes the HMAC-SM3 PRF without parameters; OpenSSL writes NULL
+    // after hmacWithSHA256. Each is what its own reader expects.
+    let null = AnyRef::from(der::asn1::Null);
+    let (prf, cipher_oid, data) = match scheme {
+        KeyEncryption::Sm3Sm4 => {
+            let mut key = Zeroizing::new([0u8; 16]);
+            pbkdf2_hmac_sm3(password, &params.salt, params.iterations, key.as_mut());
+            let data = sm4cbc::encrypt(&key, &params.iv, pkcs8)?;
+            (AlgorithmIdentifierRef { oid: oid::HMAC_SM3, parameters: None }, oid::SM4_CBC, data)
+        }
+        KeyEncryption::Sha256Aes256 => {
+            use aes::cipher::BlockEncryptMut;
+            let mut key = Zeroizing::new([0u8; 32]);
+            pbkdf2::pbkdf2_hmac::<sha2::Sha256>(password, &params.salt, params.iterations, key.as_mut());
+            let enc = cbc::Encryptor::<aes::Aes256>::new_from_slices(key.as_ref(), &params.iv)
+                .map_err(|_| Error::invalid("AES-256-CBC key/IV length"))?;
+            let data = enc.encrypt_padded_vec_mut::<Pkcs7>(pkcs8);
+            (AlgorithmIdentifierRef { oid: oid::HMAC_SHA256, parameters: Some(null) }, oid::AES256_CBC, data)
+        }
+    };
 
     let enc = |e: der::Error| Error::invalid(format!("cannot encode encrypted private key: {e}"));
     let kdf_params = Pbkdf2ParamsDer {
         salt: OctetStringRef::new(&params.salt).map_err(enc)?,
         iterations: params.iterations,
         key_length: None,
-        prf: Some(AlgorithmIdentifierRef { oid: oid::HMAC_SM3, parameters: None }),
+        prf: Some(prf),
     }
     .to_der()
     .map_err(enc)?;
     let iv_der = OctetStringRef::new(&params.iv).map_err(enc)?.to_der().map_err(enc)?;
     let pbes2 = Pbes2ParamsDer {
         kdf: AlgorithmIdentifierRef { oid: oid::PBKDF2, parameters: Some(AnyRef::from_der(&kdf_params).map_err(enc)?) },
-        scheme: AlgorithmIdentifierRef { oid: oid::SM4_CBC, parameters: Some(AnyRef::from_der(&iv_der).map_err(enc)?) },
+        scheme: AlgorithmIdentifierRef { oid: cipher_oid, parameters: Some(AnyRef::from_der(&iv_der).map_err(enc)?) },
     }
     .to_der()
     .map_err(enc)?;

@@ -3,7 +3,7 @@
 
 use zeroize::Zeroizing;
 
-use super::{keys, pbe, pem};
+use super::{keys, pbe, pem, KeyEncryption};
 use crate::sm2::{Ciphertext, PrivateKey, PublicKey, Signature};
 use crate::{Error, Result};
 
@@ -75,19 +75,27 @@ pub fn private_key_from_pem(data: &[u8], password: Option<&[u8]>) -> Result<Priv
 }
 
 /// PKCS#8 DER of a private key; with a password, PBES2 `EncryptedPrivateKeyInfo`
-/// (PBKDF2-HMAC-SM3, SM4-CBC, fresh salt and IV).
-pub fn private_key_to_der(key: &PrivateKey, password: Option<&[u8]>) -> Result<Zeroizing<Vec<u8>>> {
+/// (by default PBKDF2-HMAC-SM3 + SM4-CBC; fresh salt and IV).
+pub fn private_key_to_der(
+    key: &PrivateKey,
+    password: Option<&[u8]>,
+    scheme: KeyEncryption,
+) -> Result<Zeroizing<Vec<u8>>> {
     let d = key.to_bytes();
     let plain = keys::private_key_to_pkcs8_der(&d, &key.public_key().to_bytes(false))?;
     match password {
         None => Ok(plain),
-        Some(pw) => pbe::encrypt_pkcs8_der(&plain, pw, None).map(Zeroizing::new),
+        Some(pw) => pbe::encrypt_pkcs8_der(&plain, pw, scheme, None).map(Zeroizing::new),
     }
 }
 
 /// PEM of [`private_key_to_der`]: `PRIVATE KEY` or `ENCRYPTED PRIVATE KEY`.
-pub fn private_key_to_pem(key: &PrivateKey, password: Option<&[u8]>) -> Result<Zeroizing<String>> {
-    let der = private_key_to_der(key, password)?;
+pub fn private_key_to_pem(
+    key: &PrivateKey,
+    password: Option<&[u8]>,
+    scheme: KeyEncryption,
+) -> Result<Zeroizing<String>> {
+    let der = private_key_to_der(key, password, scheme)?;
     let label = if password.is_some() { "ENCRYPTED PRIVATE KEY" } else { "PRIVATE KEY" };
     Ok(pem::encode(label, &[], &der))
 }
