@@ -270,3 +270,17 @@ def test_our_ciphertexts_decrypt_in_gmssl() -> None:
     assert _crypt(k, mode=0).decrypt(ct[1:]) == msg  # type: ignore[attr-defined]
     ct = k.public_key().encrypt(msg)
     assert _crypt(k, mode=1).decrypt(ct[1:]) == msg  # type: ignore[attr-defined]
+
+
+@requires_openssl
+def test_unsupported_openssl_encryptions_give_clear_errors(ossl_key: Path, tmp_path: Path) -> None:
+    cases = {
+        "unsupported encryption scheme": ["pkcs8", "-topk8", "-v1", "PBE-SHA1-3DES"],
+        "unsupported key derivation": ["pkcs8", "-topk8", "-scrypt"],
+        "unsupported legacy PEM cipher 'DES-EDE3-CBC'": ["ec", "-des3"],
+    }
+    for message, args in cases.items():
+        out = tmp_path / "x.pem"
+        run_openssl(*args, "-in", str(ossl_key), "-passout", f"pass:{PW}", "-out", str(out))
+        with pytest.raises(ValueError, match=message):
+            sm2.PrivateKey.from_pem(out.read_bytes(), password=PW)
