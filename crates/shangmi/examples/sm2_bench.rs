@@ -10,7 +10,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn main() {
-    let rounds: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(7);
+    let arg = std::env::args().nth(1).unwrap_or_default();
+    let rounds: usize = arg.parse().unwrap_or(7);
+    let only = if arg.parse::<usize>().is_err() && !arg.is_empty() { Some(arg) } else { None };
     let key = PrivateKey::generate().unwrap();
     let pk = key.public_key().clone();
     let ppk = pk.prepare();
@@ -77,6 +79,18 @@ fn main() {
             }),
         ),
     ];
+    if let Some(only) = only {
+        // One operation only, e.g. for `valgrind --tool=callgrind` instruction counts.
+        for (name, iters, f) in ops.iter_mut() {
+            if name.starts_with(only.as_str()) {
+                for _ in 0..*iters {
+                    f();
+                }
+                println!("ran {iters} × {name}");
+            }
+        }
+        return;
+    }
     let mut results: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
     // Warm-up (builds the G table).
     for (_, _, f) in ops.iter_mut() {

@@ -231,6 +231,18 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
     fn reduce(t: &[u64; 8]) -> Limbs {
         mont_reduce_generic(t, &Self::M, Self::M_INV)
     }
+
+    /// a·b·R⁻¹ mod M (product then reduction unless overridden).
+    #[inline(always)]
+    fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+        Self::reduce(&mul_wide(a, b))
+    }
+
+    /// a²·R⁻¹ mod M.
+    #[inline(always)]
+    fn mont_sqr(a: &Limbs) -> Limbs {
+        Self::reduce(&sqr_wide(a))
+    }
 }
 
 /// Word-by-word Montgomery reduction for any odd modulus.
@@ -385,12 +397,12 @@ impl<M: Modulus> Fe<M> {
 
     #[inline(always)]
     pub fn mul(&self, o: &Self) -> Self {
-        Self(M::reduce(&mul_wide(&self.0, &o.0)), PhantomData)
+        Self(M::mont_mul(&self.0, &o.0), PhantomData)
     }
 
     #[inline(always)]
     pub fn square(&self) -> Self {
-        Self(M::reduce(&sqr_wide(&self.0)), PhantomData)
+        Self(M::mont_sqr(&self.0), PhantomData)
     }
 
     /// self^(2^n).

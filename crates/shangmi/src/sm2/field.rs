@@ -3,7 +3,7 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use crate::arith::{adc, final_sub, sbb, Fe, Limbs, Modulus};
+use crate::arith::{adc, final_sub, mac, sbb, Fe, Limbs, Modulus};
 
 /// p = 2^256 − 2^224 − 2^96 + 2^64 − 1.
 #[derive(Clone, Copy, Debug)]
@@ -47,6 +47,35 @@ impl Modulus for Sm2P {
         let (s2, c) = adc(r[2], t[6], c);
         let (s3, c) = adc(r[3], t[7], c);
         final_sub([s0, s1, s2, s3], c + carry, &Self::M)
+    }
+
+    /// Interleaved (CIOS) multiplication with the same multiplication-free
+    /// reduction step after each row: a 6-word accumulator instead of an
+    /// 8-word product keeps everything in registers.
+    #[inline(always)]
+    fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+        let mut t = [0u64; 5];
+        for i in 0..4 {
+            let (t0, c) = mac(t[0], a[i], b[0], 0);
+            let (t1, c) = mac(t[1], a[i], b[1], c);
+            let (t2, c) = mac(t[2], a[i], b[2], c);
+            let (t3, c) = mac(t[3], a[i], b[3], c);
+            let (t4, t5) = adc(t[4], c, 0);
+            // (t + k·p) / 2^64 with k = t0 (see `reduce`).
+            let k = t0;
+            let lo = k << 32;
+            let hi = k >> 32;
+            let (a0, br) = sbb(k, lo, 0);
+            let (a1, br) = sbb(0, hi, br);
+            let (a2, br) = sbb(0, lo, br);
+            let (a3, _) = sbb(k, hi, br);
+            let (s0, c) = adc(t1, a0, 0);
+            let (s1, c) = adc(t2, a1, c);
+            let (s2, c) = adc(t3, a2, c);
+            let (s3, c) = adc(t4, a3, c);
+            t = [s0, s1, s2, s3, t5 + c];
+        }
+        final_sub([t[0], t[1], t[2], t[3]], t[4], &Self::M)
     }
 }
 
