@@ -1,1 +1,583 @@
-"""SM2 public-key cryptography (GB/T 32918): signatures, encryption, key exchange."""
+"""SM2 public-key cryptography (GB/T 32918): signatures, encryption, key exchange.
+
+::
+
+    from shangmi import sm2
+
+    key = sm2.PrivateKey.generate()
+    sig = key.sign(b"message")                      # DER, uid 1234567812345678
+    key.public_key().verify(sig, b"message")        # None, or raises InvalidSignature
+    ct = key.public_key().encrypt(b"secret")        # C1C3C2
+    assert key.decrypt(ct) == b"secret"
+    pem = key.to_pem(password=b"pw")                # PBES2: PBKDF2-HMAC-SM3 + SM4-CBC
+
+Defaults (every option that changes bytes on the wire is a named argument):
+
+=====================  ==========================  ==========================================
+option                 default                     alternatives / notes
+=====================  ==========================  ==========================================
+``uid`` (signer ID)    ``b"1234567812345678"``     any bytes up to 8191; GmSSL and the
+                                                   ``gmssl`` package use the default;
+                                                   **OpenSSL 3 uses an empty ID** unless
+                                                   given ``-pkeyopt distid:...`` (pass
+                                                   ``uid=b""`` for its signatures)
+signature ``encoding`` ``"der"``                   ``"raw"``: 64 bytes r‖s (what ``gmssl``
+                                                   uses, as hex)
+ciphertext ``mode``    ``"c1c3c2"`` (current       ``"c1c2c3"`` (the 2010 order; C1 is
+                       standard)                   ``04‖x‖y``), ``"der"`` (GM/T 0009
+                                                   SM2Cipher, what ``openssl pkeyutl``
+                                                   writes). The ``gmssl`` package writes
+                                                   C1C2C3 *without* the 04 byte: prepend it
+public key bytes       65-byte ``04‖x‖y``          ``compressed=True`` (33 bytes);
+                                                   ``from_bytes`` also takes 64-byte x‖y
+private key PEM/DER    PKCS#8 ``PRIVATE KEY``      ``format="sec1"``; reading also takes
+                                                   SEC1 ``EC PRIVATE KEY`` and OpenSSL 3's
+                                                   ``SM2 PRIVATE KEY``
+encrypted private key  PBES2, PBKDF2-HMAC-SM3      ``encryption="aes-256-cbc"``: PBKDF2-
+                       (65536 iterations), SM4-CBC HMAC-SHA256 + AES-256-CBC (OpenSSL 3.0
+                       (GmSSL's choice)            reads only this one); reading also takes
+                                                   PBKDF2-HMAC-SHA1/SHA-2 + AES-CBC and
+                                                   legacy ``Proc-Type: 4,ENCRYPTED`` PEMs
+=====================  ==========================  ==========================================
+
+Prepared public keys: :meth:`PublicKey.prepare` returns a *new* key object
+carrying a precomputed table (about 52 KiB, see :attr:`PublicKey.prepared_memory`)
+that makes :meth:`~PublicKey.encrypt` and :meth:`~PublicKey.verify` faster; the
+original key is unchanged. Nothing is ever precomputed implicitly.
+
+Pickling: public keys pickle (as their bytes; a prepared key arrives
+unprepared). Private keys refuse to pickle or copy: export them explicitly with
+``to_pem(password=...)``. :class:`SignaturePool` cannot be pickled or copied at all.
+
+Every operation releases the GIL; :func:`sign_many` and :func:`verify_many`
+spread a batch over all cores from one call.
+"""
+
+from __future__ import annotations
+
+import hmac as _hmac
+from collections.abc import Iterable
+from typing import Literal, NoReturn
+
+from shangmi import _native
+from shangmi._buffer import Buffer, require_bytes
+from shangmi.exceptions import InvalidInputError, InvalidTag
+
+__all__ = [
+    "DEFAULT_UID",
+    "MODES",
+    "ENCODINGS",
+    "PrivateKey",
+    "PublicKey",
+    "SignaturePool",
+    "KeyExchange",
+    "KeyExchangeResult",
+    "sign_many",
+    "verify_many",
+]
+
+#: The signer ID GB/T 35276 recommends and GmSSL / gmssl use by default.
+DEFAULT_UID = b"1234567812345678"
+
+Mode = Literal["c1c3c2", "c1c2c3", "der"]
+Encoding = Literal["der", "raw"]
+KeyFormat = Literal["pkcs8", "sec1"]
+KeyEncryption = Literal["sm4", "aes-256-cbc"]
+
+#: Ciphertext layouts accepted by ``mode=``.
+MODES: tuple[str, ...] = ("c1c3c2", "c1c2c3", "der")
+#: Signature encodings accepted by ``encoding=``.
+ENCODINGS: tuple[str, ...] = ("der", "raw")
+
+_MODE_CODES = {"c1c3c2": 0, "c1c2c3": 1, "der": 2}
+_SEC1_LABELS = ("SM2 PRIVATE KEY", "EC PRIVATE KEY")
+
+
+def _mode(mode: str) -> int:
+    code = _MODE_CODES.get(mode) if isinstance(mode, str) else None
+    if code is None:
+        raise InvalidInputError(f"mode must be one of 'c1c3c2', 'c1c2c3', 'der', got {mode!r}")
+    return code
+
+
+def _der(encoding: str) -> bool:
+    if encoding == "der":
+        return True
+    if encoding == "raw":
+        return False
+    raise InvalidInputError(f"encoding must be one of 'der', 'raw', got {encoding!r}")
+
+
+def _password(password: Buffer | str | None) -> bytes | None:
+    if password is None:
+        return None
+    if isinstance(password, str):
+        password = password.encode("utf-8")
+    require_bytes(password, "password")
+    pw = bytes(password)
+    if not pw:
+        raise InvalidInputError("password must not be empty (pass None for an unencrypted key)")
+    return pw
+
+
+def _aes(encryption: str) -> bool:
+    if encryption == "sm4":
+        return False
+    if encryption == "aes-256-cbc":
+        return True
+    raise InvalidInputError(f"encryption must be one of 'sm4', 'aes-256-cbc', got {encryption!r}")
+
+
+def _uid(uid: Buffer) -> Buffer:
+    require_bytes(uid, "uid")
+    return uid
+
+
+class PublicKey:
+    """An SM2 public key (a point on the recommended curve). Immutable."""
+
+    __slots__ = ("_key",)
+    _key: _native.Sm2PublicKey
+
+    def __init__(self) -> None:
+        raise TypeError("use PublicKey.from_bytes / from_pem / from_der or PrivateKey.public_key()")
+
+    @classmethod
+    def _wrap(cls, key: _native.Sm2PublicKey) -> PublicKey:
+        obj = object.__new__(cls)
+        obj._key = key
+        return obj
+
+    # -- construction and export ------------------------------------------------
+
+    @classmethod
+    def from_bytes(cls, data: Buffer) -> PublicKey:
+        """From 65-byte ``04‖x‖y``, 33-byte ``02/03‖x`` or 64-byte ``x‖y``.
+
+        Raises :class:`InvalidKey` for points off the curve, the point at
+        infinity, coordinates ≥ p, or any other length.
+        """
+        require_bytes(data, "public key")
+        return cls._wrap(_native.Sm2PublicKey.from_bytes(data))
+
+    @classmethod
+    def from_der(cls, data: Buffer) -> PublicKey:
+        """From DER SubjectPublicKeyInfo (id-ecPublicKey with the SM2 curve, or the SM2 OID)."""
+        require_bytes(data, "data")
+        return cls._wrap(_native.Sm2PublicKey.from_der(data))
+
+    @classmethod
+    def from_pem(cls, data: Buffer | str) -> PublicKey:
+        """From a ``-----BEGIN PUBLIC KEY-----`` block."""
+        if isinstance(data, str):
+            data = data.encode("ascii", "replace")
+        require_bytes(data, "data")
+        return cls._wrap(_native.Sm2PublicKey.from_pem(data))
+
+    def to_bytes(self, compressed: bool = False) -> bytes:
+        """``04‖x‖y`` (65 bytes), or ``02/03‖x`` (33 bytes) if ``compressed``."""
+        return self._key.to_bytes(bool(compressed))
+
+    def to_der(self) -> bytes:
+        """DER SubjectPublicKeyInfo, as ``openssl pkey -pubout -outform DER`` writes."""
+        return self._key.to_der()
+
+    def to_pem(self) -> bytes:
+        """PEM SubjectPublicKeyInfo (``PUBLIC KEY``)."""
+        return self._key.to_pem()
+
+    # -- operations -----------------------------------------------------------------
+
+    def z(self, uid: Buffer = DEFAULT_UID) -> bytes:
+        """Z = SM3(ENTL ‖ uid ‖ a ‖ b ‖ xG ‖ yG ‖ xA ‖ yA), the signer-ID hash."""
+        return self._key.z(_uid(uid))
+
+    def verify(self, signature: Buffer, message: Buffer, *, uid: Buffer = DEFAULT_UID, encoding: Encoding = "der") -> None:
+        """Returns None if ``signature`` is valid for ``message``; raises :class:`InvalidSignature` otherwise.
+
+        A malformed signature (bad DER, wrong length, r or s out of range) is
+        also :class:`InvalidSignature`.
+        """
+        der = _der(encoding)
+        require_bytes(signature, "signature")
+        require_bytes(message, "message")
+        self._key.verify(signature, message, _uid(uid), der)
+
+    def verify_digest(self, signature: Buffer, digest: Buffer, *, encoding: Encoding = "der") -> None:
+        """Like :meth:`verify` for a caller-computed e = SM3(Z ‖ M) (32 bytes)."""
+        der = _der(encoding)
+        require_bytes(signature, "signature")
+        require_bytes(digest, "digest")
+        self._key.verify_digest(signature, digest, der)
+
+    def encrypt(self, plaintext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
+        """Encrypts with a fresh random k; ``mode`` picks the ciphertext layout."""
+        code = _mode(mode)
+        require_bytes(plaintext, "plaintext")
+        return self._key.encrypt(plaintext, code)
+
+    def prepare(self) -> PublicKey:
+        """A new key for the same point with a precomputed table (~52 KiB).
+
+        Use it for a key you will encrypt to or verify against many times;
+        ``self`` is left as it was. Preparing a prepared key returns it as is.
+        """
+        if self._key.is_prepared():
+            return self
+        return PublicKey._wrap(self._key.prepare())
+
+    @property
+    def is_prepared(self) -> bool:
+        """Whether this object carries the precomputed table."""
+        return self._key.is_prepared()
+
+    @property
+    def prepared_memory(self) -> int:
+        """Bytes held by the precomputed table (0 if not prepared)."""
+        return self._key.prepared_memory_bytes()
+
+    # -- Python protocol -------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PublicKey):
+            return NotImplemented
+        return self.to_bytes() == other.to_bytes()
+
+    def __hash__(self) -> int:
+        return hash(self.to_bytes())
+
+    def __reduce__(self) -> tuple[object, tuple[bytes]]:
+        return (PublicKey.from_bytes, (self.to_bytes(),))
+
+    def __repr__(self) -> str:
+        prepared = ", prepared" if self.is_prepared else ""
+        return f"<shangmi.sm2.PublicKey {self.to_bytes(compressed=True).hex()}{prepared}>"
+
+
+class SignaturePool:
+    """``n`` one-time precomputed signing nonces (k, k·G) for fast :meth:`PrivateKey.sign`.
+
+    Each pair is consumed exactly once and wiped; an empty pool falls back to
+    a fresh k. Thread-safe. Not picklable or copyable (that would reuse nonces).
+    """
+
+    __slots__ = ("_pool",)
+
+    def __init__(self, n: int) -> None:
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"n must be an int, got {type(n).__name__}")
+        if n < 0:
+            raise InvalidInputError(f"n must be >= 0, got {n}")
+        self._pool = _native.Sm2SignaturePool(n)
+
+    @property
+    def remaining(self) -> int:
+        """Nonces left."""
+        return self._pool.remaining()
+
+    def __len__(self) -> int:
+        return self._pool.remaining()
+
+    def refill(self, n: int) -> None:
+        """Adds ``n`` fresh nonces."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise InvalidInputError(f"n must be a non-negative int, got {n!r}")
+        self._pool.refill(n)
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("a SignaturePool holds one-time secret nonces and cannot be pickled")
+
+    def __copy__(self) -> NoReturn:
+        raise TypeError("a SignaturePool holds one-time secret nonces and cannot be copied")
+
+    def __deepcopy__(self, memo: object) -> NoReturn:
+        raise TypeError("a SignaturePool holds one-time secret nonces and cannot be copied")
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm2.SignaturePool remaining={self.remaining}>"
+
+
+class PrivateKey:
+    """An SM2 private key d (1 ≤ d ≤ n-2), with its public key, default Z and
+    (1+d)⁻¹ computed once. The secret leaves only through :meth:`to_bytes`,
+    :meth:`to_der` and :meth:`to_pem`."""
+
+    __slots__ = ("_key", "_public")
+    _key: _native.Sm2PrivateKey
+    _public: PublicKey
+
+    def __init__(self) -> None:
+        raise TypeError("use PrivateKey.generate / from_bytes / from_pem / from_der")
+
+    @classmethod
+    def _wrap(cls, key: _native.Sm2PrivateKey) -> PrivateKey:
+        obj = object.__new__(cls)
+        obj._key = key
+        obj._public = PublicKey._wrap(key.public_key())
+        return obj
+
+    # -- construction and export ------------------------------------------------
+
+    @classmethod
+    def generate(cls) -> PrivateKey:
+        """A fresh key from the OS CSPRNG."""
+        return cls._wrap(_native.Sm2PrivateKey.generate())
+
+    @classmethod
+    def from_bytes(cls, data: Buffer) -> PrivateKey:
+        """From the 32-byte big-endian scalar d; :class:`InvalidKey` unless 1 ≤ d ≤ n-2."""
+        require_bytes(data, "private key")
+        return cls._wrap(_native.Sm2PrivateKey.from_bytes(data))
+
+    @classmethod
+    def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> PrivateKey:
+        """From DER PKCS#8, encrypted PKCS#8 (give ``password``) or SEC1 ECPrivateKey."""
+        require_bytes(data, "data")
+        return cls._wrap(_native.Sm2PrivateKey.from_der(data, _password(password)))
+
+    @classmethod
+    def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> PrivateKey:
+        """From PEM: ``PRIVATE KEY``, ``ENCRYPTED PRIVATE KEY``, ``EC PRIVATE KEY``
+        or ``SM2 PRIVATE KEY`` (including OpenSSL's ``Proc-Type: 4,ENCRYPTED`` form).
+
+        A wrong password raises :class:`InvalidKey` ("could not decrypt the
+        private key: wrong password or corrupted file").
+        """
+        if isinstance(data, str):
+            data = data.encode("ascii", "replace")
+        require_bytes(data, "data")
+        return cls._wrap(_native.Sm2PrivateKey.from_pem(data, _password(password)))
+
+    def to_bytes(self) -> bytes:
+        """The 32-byte secret scalar d. Handle with care."""
+        return self._key.to_bytes()
+
+    def to_der(
+        self,
+        password: Buffer | str | None = None,
+        *,
+        format: KeyFormat = "pkcs8",
+        encryption: KeyEncryption = "sm4",
+    ) -> bytes:
+        """PKCS#8 DER, or SEC1 with ``format="sec1"`` (unencrypted only).
+
+        With a ``password`` the PKCS#8 is PBES2-encrypted: ``encryption="sm4"``
+        (default) is PBKDF2-HMAC-SM3 + SM4-CBC as GmSSL writes; OpenSSL 3.0
+        cannot read it, so for files OpenSSL must open use
+        ``encryption="aes-256-cbc"`` (PBKDF2-HMAC-SHA256 + AES-256-CBC, OpenSSL's default).
+        """
+        pw = _password(password)
+        aes = _aes(encryption)
+        if format == "sec1":
+            if pw is not None:
+                raise InvalidInputError("SEC1 DER cannot be encrypted; use format='pkcs8' with a password")
+            return self._key.to_der(None, True)
+        if format != "pkcs8":
+            raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
+        return self._key.to_der(pw, False, aes)
+
+    def to_pem(
+        self,
+        password: Buffer | str | None = None,
+        *,
+        format: KeyFormat = "pkcs8",
+        sec1_label: str = "SM2 PRIVATE KEY",
+        encryption: KeyEncryption = "sm4",
+    ) -> bytes:
+        """PKCS#8 PEM (``PRIVATE KEY``, or ``ENCRYPTED PRIVATE KEY`` with a password;
+        ``encryption`` as in :meth:`to_der`), or SEC1 PEM with ``format="sec1"``
+        under ``sec1_label`` (OpenSSL 3 writes ``SM2 PRIVATE KEY``; older tools
+        expect ``EC PRIVATE KEY``)."""
+        pw = _password(password)
+        aes = _aes(encryption)
+        if format == "sec1":
+            if pw is not None:
+                raise InvalidInputError("encrypted SEC1 PEM is not written; use format='pkcs8' with a password")
+            if sec1_label not in _SEC1_LABELS:
+                raise InvalidInputError(f"sec1_label must be one of {', '.join(map(repr, _SEC1_LABELS))}, got {sec1_label!r}")
+            return self._key.to_pem(None, sec1_label)
+        if format != "pkcs8":
+            raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
+        return self._key.to_pem(pw, None, aes)
+
+    def public_key(self) -> PublicKey:
+        """The matching public key (computed once, when the key was made)."""
+        return self._public
+
+    # -- operations -----------------------------------------------------------------
+
+    def sign(
+        self,
+        message: Buffer,
+        *,
+        uid: Buffer = DEFAULT_UID,
+        encoding: Encoding = "der",
+        pool: SignaturePool | None = None,
+    ) -> bytes:
+        """Signs SM3(Z ‖ message) with a fresh k (or one from ``pool``)."""
+        der = _der(encoding)
+        require_bytes(message, "message")
+        if pool is not None and not isinstance(pool, SignaturePool):
+            raise TypeError(f"pool must be a SignaturePool, got {type(pool).__name__}")
+        return self._key.sign(message, _uid(uid), der, pool._pool if pool is not None else None)
+
+    def sign_digest(self, digest: Buffer, *, encoding: Encoding = "der") -> bytes:
+        """Signs a caller-computed e = SM3(Z ‖ M) (32 bytes)."""
+        der = _der(encoding)
+        require_bytes(digest, "digest")
+        return self._key.sign_digest(digest, der)
+
+    def decrypt(self, ciphertext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
+        """The plaintext, or :class:`DecryptionError` (one opaque error for every
+        failure: bad C1, all-zero KDF output, C3 mismatch)."""
+        code = _mode(mode)
+        require_bytes(ciphertext, "ciphertext")
+        return self._key.decrypt(ciphertext, code)
+
+    def signature_pool(self, n: int) -> SignaturePool:
+        """A :class:`SignaturePool` of ``n`` nonces (usable with any key)."""
+        return SignaturePool(n)
+
+    # -- Python protocol -------------------------------------------------------------
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(
+            "SM2 private keys cannot be pickled; export one explicitly with "
+            "key.to_pem(password=...) and load it with PrivateKey.from_pem(data, password=...)"
+        )
+
+    def __copy__(self) -> PrivateKey:
+        return self  # immutable
+
+    def __deepcopy__(self, memo: object) -> PrivateKey:
+        return self
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm2.PrivateKey for {self._public.to_bytes(compressed=True).hex()}>"
+
+
+def sign_many(
+    key: PrivateKey,
+    messages: Iterable[Buffer],
+    *,
+    uid: Buffer = DEFAULT_UID,
+    encoding: Encoding = "der",
+) -> list[bytes]:
+    """Signs every message with ``key``, in parallel over all cores (GIL released)."""
+    der = _der(encoding)
+    if not isinstance(key, PrivateKey):
+        raise TypeError(f"key must be a PrivateKey, got {type(key).__name__}")
+    msgs = list(messages)
+    for m in msgs:
+        require_bytes(m, "message")
+    return _native.sm2_sign_many(key._key, msgs, _uid(uid), der)
+
+
+def verify_many(
+    items: Iterable[tuple[PublicKey, Buffer, Buffer]],
+    *,
+    uid: Buffer = DEFAULT_UID,
+    encoding: Encoding = "der",
+) -> list[bool]:
+    """Verifies ``(public_key, message, signature)`` triples in parallel over all
+    cores (GIL released). Returns one bool per item; malformed signatures are False."""
+    der = _der(encoding)
+    native: list[tuple[_native.Sm2PublicKey, Buffer, Buffer]] = []
+    for item in items:
+        pk, msg, sig = item
+        if not isinstance(pk, PublicKey):
+            raise TypeError(f"each item must start with a PublicKey, got {type(pk).__name__}")
+        require_bytes(msg, "message")
+        require_bytes(sig, "signature")
+        native.append((pk._key, msg, sig))
+    return _native.sm2_verify_many(native, _uid(uid), der)
+
+
+class KeyExchangeResult:
+    """The outcome of :meth:`KeyExchange.compute`.
+
+    ``key``: the shared key. ``confirmation``: the value to send the peer
+    (S_A from the initiator, S_B from the responder). ``expected_confirmation``:
+    what the peer should send back; check it with :meth:`check_confirmation`.
+    """
+
+    __slots__ = ("key", "confirmation", "expected_confirmation")
+
+    def __init__(self, key: bytes, confirmation: bytes, expected_confirmation: bytes) -> None:
+        self.key = key
+        self.confirmation = confirmation
+        self.expected_confirmation = expected_confirmation
+
+    def check_confirmation(self, received: Buffer) -> None:
+        """Raises :class:`InvalidTag` unless ``received`` is the peer's correct
+        confirmation value (compared in constant time)."""
+        require_bytes(received, "confirmation")
+        if not _hmac.compare_digest(bytes(received), self.expected_confirmation):
+            raise InvalidTag("SM2 key exchange confirmation value does not match")
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm2.KeyExchangeResult key_length={len(self.key)}>"
+
+
+class KeyExchange:
+    """One side of the SM2 key exchange (GB/T 32918.3).
+
+    ::
+
+        a = sm2.KeyExchange("initiator", key_a, key_b.public_key(), uid=ida, peer_uid=idb)
+        b = sm2.KeyExchange("responder", key_b, key_a.public_key(), uid=idb, peer_uid=ida)
+        rb = b.compute(a.ephemeral_public_key(), 16)          # B sends R_B and rb.confirmation
+        ra = a.compute(b.ephemeral_public_key(), 16, confirmation=rb.confirmation)
+        rb.check_confirmation(ra.confirmation)                 # A sends S_A
+        assert ra.key == rb.key
+
+    Each object holds a fresh ephemeral key from the OS CSPRNG and computes once.
+    """
+
+    __slots__ = ("_kx", "role")
+
+    def __init__(
+        self,
+        role: Literal["initiator", "responder"],
+        private_key: PrivateKey,
+        peer_public_key: PublicKey,
+        *,
+        uid: Buffer = DEFAULT_UID,
+        peer_uid: Buffer = DEFAULT_UID,
+    ) -> None:
+        if role not in ("initiator", "responder"):
+            raise InvalidInputError(f"role must be one of 'initiator', 'responder', got {role!r}")
+        if not isinstance(private_key, PrivateKey):
+            raise TypeError(f"private_key must be a PrivateKey, got {type(private_key).__name__}")
+        if not isinstance(peer_public_key, PublicKey):
+            raise TypeError(f"peer_public_key must be a PublicKey, got {type(peer_public_key).__name__}")
+        self.role = role
+        self._kx = _native.Sm2KeyExchange(
+            role == "initiator", private_key._key, _uid(uid), peer_public_key._key, _uid(peer_uid)
+        )
+
+    def ephemeral_public_key(self) -> bytes:
+        """This party's ephemeral point R (65 bytes), to send to the peer."""
+        return self._kx.ephemeral_public_key()
+
+    def compute(self, peer_ephemeral: Buffer, length: int, *, confirmation: Buffer | None = None) -> KeyExchangeResult:
+        """Derives ``length`` bytes of shared key from the peer's ephemeral point.
+
+        If the peer's confirmation value is already at hand (the initiator
+        receives S_B together with R_B), pass it as ``confirmation`` to check
+        it here (:class:`InvalidTag` on mismatch).
+        """
+        require_bytes(peer_ephemeral, "peer_ephemeral")
+        if isinstance(length, bool) or not isinstance(length, int) or length <= 0:
+            raise InvalidInputError(f"length must be a positive int, got {length!r}")
+        key, out, expected = self._kx.compute(peer_ephemeral, length)
+        result = KeyExchangeResult(key, out, expected)
+        if confirmation is not None:
+            result.check_confirmation(confirmation)
+        return result
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("a KeyExchange holds a secret ephemeral key and cannot be pickled")
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm2.KeyExchange role={self.role!r}>"

@@ -1,1 +1,212 @@
-//! SM4 block cipher (GB/T 32907) and its modes.
+//! SM4 block cipher (GB/T 32907-2016) and its modes of operation.
+//!
+//! [`Sm4`] holds the expanded key and the backend chosen for this CPU:
+//! - `Backend::AesniAvx512` (x86-64 with AES-NI, AVX-512F/BW/VL): the SM4
+//!   S-box is affine-equivalent to the AES S-box, so 16 blocks at a time go
+//!   through `pshufb` nibble lookups (register permutes, not memory),
+//!   `aesenclast` and another affine map; see [`sbox`] for the derivation.
+//! - `Backend::Portable`: constant-time SWAR arithmetic, no tables (see
+//!   `portable.rs` for what it does about cache timing).
+//!
+//! Setting the environment variable `SHANGMI_SM4_BACKEND=portable` before the
+//! first use forces the portable backend for the whole process (read once).
+//!
+//! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
+//! CBC/CTR contexts), [`gcm`] and [`ccm`].
+
+// The 512-bit intrinsics are stable since Rust 1.89; the workspace's
+// rust-version (1.85) predates them, so clippy is told this module needs 1.89.
+#[cfg(target_arch = "x86_64")]
+#[clippy::msrv = "1.89"]
+mod aesni;
+pub mod ccm;
+pub mod gcm;
+mod ghash;
+pub mod modes;
+mod portable;
+mod sbox;
+
+use std::sync::OnceLock;
+use zeroize::Zeroize;
+
+pub use ccm::Ccm;
+pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
+pub use modes::{
+    cbc_decrypt_with, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place, ctr_apply_in_place, ecb_decrypt,
+    ecb_encrypt, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
+};
+
+use crate::{Error, Result};
+
+/// Bytes in an SM4 block.
+pub const BLOCK_SIZE: usize = 16;
+/// Bytes in an SM4 key.
+pub const KEY_SIZE: usize = 16;
+
+/// An implementation of the SM4 block function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Constant-time table-free arithmetic; works everywhere.
+    Portable,
+    /// AES-NI `aesenclast` with AVX-512 (F, BW, VL): 16 blocks in parallel.
+    AesniAvx512,
+}
+
+impl Backend {
+    /// Backends this CPU can run, portable first.
+    pub fn available() -> Vec<Backend> {
+        let mut v = vec![Backend::Portable];
+        if aesni_supported() {
+            v.push(Backend::AesniAvx512);
+        }
+        v
+    }
+
+    /// The backend used by [`Sm4::new`]: the fastest available one unless
+    /// `SHANGMI_SM4_BACKEND=portable` was set when it was first asked for.
+    pub fn selected() -> Backend {
+        static SELECTED: OnceLock<Backend> = OnceLock::new();
+        *SELECTED.get_or_init(|| {
+            let forced = std::env::var("SHANGMI_SM4_BACKEND").map(|v| v.eq_ignore_ascii_case("portable"));
+            if forced.unwrap_or(false) || !aesni_supported() {
+                Backend::Portable
+            } else {
+                Backend::AesniAvx512
+            }
+        })
+    }
+
+    /// Short lowercase name ("portable", "aesni-avx512").
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            Backend::AesniAvx512 => "aesni-avx512",
+        }
+    }
+}
+
+fn aesni_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        aesni::supported()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// An SM4 key schedule bound to a backend. Round keys are zeroized on drop.
+#[derive(Clone)]
+pub struct Sm4 {
+    enc: [u32; 32],
+    dec: [u32; 32],
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Sm4 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sm4").field("backend", &self.backend).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Sm4 {
+    fn drop(&mut self) {
+        self.enc.zeroize();
+        self.dec.zeroize();
+    }
+}
+
+impl Sm4 {
+    /// Expands `key` for the process-wide selected backend.
+    pub fn new(key: &[u8; 16]) -> Sm4 {
+        Self::build(key, Backend::selected())
+    }
+
+    /// Expands a key given as a slice, checking its length.
+    pub fn from_slice(key: &[u8]) -> Result<Sm4> {
+        let key: &[u8; 16] =
+            key.try_into().map_err(|_| Error::invalid_key(format!("SM4 key must be 16 bytes, got {}", key.len())))?;
+        Ok(Sm4::new(key))
+    }
+
+    /// Expands `key` for an explicit backend (tests and benchmarks compare
+    /// backends this way); fails if the CPU cannot run it.
+    pub fn with_backend(key: &[u8; 16], backend: Backend) -> Result<Sm4> {
+        if !Backend::available().contains(&backend) {
+            return Err(Error::invalid(format!("SM4 backend {} is not available on this CPU", backend.name())));
+        }
+        Ok(Self::build(key, backend))
+    }
+
+    fn build(key: &[u8; 16], backend: Backend) -> Sm4 {
+        let enc = portable::expand_key(key);
+        let mut dec = enc;
+        dec.reverse();
+        Sm4 { enc, dec, backend }
+    }
+
+    /// The backend this key schedule runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The 32 encryption round keys (for known-answer tests of the schedule).
+    pub fn round_keys(&self) -> &[u32; 32] {
+        &self.enc
+    }
+
+    /// Encrypts one block in place.
+    pub fn encrypt_block(&self, block: &mut [u8; 16]) {
+        self.one(&self.enc, block)
+    }
+
+    /// Decrypts one block in place.
+    pub fn decrypt_block(&self, block: &mut [u8; 16]) {
+        self.one(&self.dec, block)
+    }
+
+    /// Encrypts whole blocks in place, many at once on SIMD backends.
+    /// Any trailing partial block (len % 16 bytes) is left untouched.
+    pub fn encrypt_blocks(&self, data: &mut [u8]) {
+        self.many(&self.enc, data)
+    }
+
+    /// Decrypts whole blocks in place (trailing partial block untouched).
+    pub fn decrypt_blocks(&self, data: &mut [u8]) {
+        self.many(&self.dec, data)
+    }
+
+    fn one(&self, rk: &[u32; 32], block: &mut [u8; 16]) {
+        match self.backend {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a key schedule with this backend is only built when
+            // `Backend::available()` confirmed the CPU features.
+            Backend::AesniAvx512 => unsafe { aesni::crypt_one(rk, block) },
+            _ => portable::crypt_blocks(rk, block),
+        }
+    }
+
+    fn many(&self, rk: &[u32; 32], data: &mut [u8]) {
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        let data = &mut data[..whole];
+        match self.backend {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `one`, the CPU features were checked at construction.
+            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, data) },
+            _ => portable::crypt_blocks(rk, data),
+        }
+    }
+}
+
+/// SM4-CBC encryption with an explicit key; `padding` selects PKCS#7.
+/// Without padding the data must be whole blocks.
+pub fn cbc_encrypt(key: &[u8; 16], iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
+    cbc_encrypt_with(&Sm4::new(key), iv, data, padding)
+}
+
+/// SM4-CBC decryption with an explicit key; with `padding`, bad PKCS#7
+/// padding is reported as [`Error::InvalidInput`].
+pub fn cbc_decrypt(key: &[u8; 16], iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
+    cbc_decrypt_with(&Sm4::new(key), iv, data, padding)
+}

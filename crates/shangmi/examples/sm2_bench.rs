@@ -1,0 +1,116 @@
+//! Rust-level SM2 timings: `cargo run --release -p shangmi --example sm2_bench [rounds]`.
+//!
+//! Each operation runs in short batches, rounds interleaved (A, B, C, ... A,
+//! B, C, ...) so machine noise hits them alike; prints min and median µs per
+//! operation. Compare with `openssl speed -seconds 3 ecdsap256` run in the
+//! same session (absolute times on shared machines are noise).
+
+use shangmi::sm2::{self, Ciphertext, PrivateKey, SignaturePool, DEFAULT_UID};
+use std::hint::black_box;
+use std::time::Instant;
+
+fn main() {
+    let arg = std::env::args().nth(1).unwrap_or_default();
+    let rounds: usize = arg.parse().unwrap_or(7);
+    let only = if arg.parse::<usize>().is_err() && !arg.is_empty() { Some(arg) } else { None };
+    let key = PrivateKey::generate().unwrap();
+    let pk = key.public_key().clone();
+    let ppk = pk.prepare();
+    let msg = b"benchmark message of moderate length, 64 bytes long...........!";
+    let sig = key.sign(msg, DEFAULT_UID).unwrap();
+    let pt = [0x5au8; 32];
+    let ct: Ciphertext = pk.encrypt(&pt).unwrap();
+    // Enough one-time points for every timed pool-hit sign (filled untimed).
+    let pool = SignaturePool::new(400 * rounds + 1).unwrap();
+    let d = key.to_bytes();
+    let e = pk.z(DEFAULT_UID).unwrap();
+
+    type Op<'a> = (&'static str, usize, Box<dyn FnMut() + 'a>);
+    let mut ops: Vec<Op> = vec![
+        (
+            "keygen (from_bytes: d·G, (1+d)^-1, Z)",
+            200,
+            Box::new(|| {
+                black_box(PrivateKey::from_bytes(&d[..]).unwrap());
+            }),
+        ),
+        (
+            "sign (64 B msg, default uid)",
+            400,
+            Box::new(|| {
+                black_box(key.sign(msg, DEFAULT_UID).unwrap());
+            }),
+        ),
+        (
+            "sign_digest",
+            400,
+            Box::new(|| {
+                black_box(key.sign_digest(&e).unwrap());
+            }),
+        ),
+        (
+            "sign with pool hit",
+            400,
+            Box::new(|| {
+                black_box(key.sign_with_pool(msg, DEFAULT_UID, &pool).unwrap());
+            }),
+        ),
+        ("verify", 150, Box::new(|| pk.verify(msg, DEFAULT_UID, &sig).unwrap())),
+        ("verify (prepared key)", 150, Box::new(|| ppk.verify(msg, DEFAULT_UID, &sig).unwrap())),
+        (
+            "encrypt 32 B",
+            150,
+            Box::new(|| {
+                black_box(pk.encrypt(&pt).unwrap());
+            }),
+        ),
+        (
+            "encrypt 32 B (prepared key)",
+            150,
+            Box::new(|| {
+                black_box(ppk.encrypt(&pt).unwrap());
+            }),
+        ),
+        (
+            "decrypt 32 B",
+            150,
+            Box::new(|| {
+                black_box(key.decrypt(&ct).unwrap());
+            }),
+        ),
+    ];
+    if let Some(only) = only {
+        // One operation only, e.g. for `valgrind --tool=callgrind` instruction counts.
+        for (name, iters, f) in ops.iter_mut() {
+            if name.starts_with(only.as_str()) {
+                for _ in 0..*iters {
+                    f();
+                }
+                println!("ran {iters} × {name}");
+            }
+        }
+        return;
+    }
+    let mut results: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
+    // Warm-up (builds the G table).
+    for (_, _, f) in ops.iter_mut() {
+        f();
+    }
+    for _ in 0..rounds {
+        for (i, (_, iters, f)) in ops.iter_mut().enumerate() {
+            let t = Instant::now();
+            for _ in 0..*iters {
+                f();
+            }
+            results[i].push(t.elapsed().as_secs_f64() * 1e6 / *iters as f64);
+        }
+    }
+    println!("{:<45} {:>10} {:>10} {:>10}", "operation", "min µs", "median µs", "ops/s");
+    for ((name, _, _), r) in ops.iter().zip(results.iter_mut()) {
+        r.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let med = r[r.len() / 2];
+        println!("{name:<45} {:>10.2} {:>10.2} {:>10.0}", r[0], med, 1e6 / r[0]);
+    }
+    let _ = sm2::MAX_POOL;
+    println!("prepared table: {} bytes", ppk.prepared_memory_bytes());
+}

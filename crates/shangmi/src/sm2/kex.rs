@@ -1,0 +1,192 @@
+//! SM2 key exchange (GB/T 32918.3), with the optional confirmation values.
+//!
+//! Initiator A and responder B each hold a static key and an ephemeral
+//! (r, R = r·G). With w = 127 and x̄ = 2^w + (x mod 2^w):
+//! t = d + x̄_own·r mod n, U = t·(P_peer + x̄_peer·R_peer),
+//! K = KDF(x_U ‖ y_U ‖ Z_A ‖ Z_B, klen),
+//! S_B (B → A) = SM3(02 ‖ y_U ‖ SM3(x_U ‖ Z_A ‖ Z_B ‖ x_RA ‖ y_RA ‖ x_RB ‖ y_RB)),
+//! S_A (A → B) = the same with 03. Z_A, R_A always belong to the initiator.
+
+use super::field::Fn;
+use super::point::Affine;
+use super::{ctime, declassify, mul, random_scalar, PrivateKey, PublicKey};
+use crate::arith::{limbs_from_be, Limbs};
+use crate::{sm3, Error, Result};
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, Zeroizing};
+
+/// Largest shared key `compute` derives, in bytes.
+pub const MAX_KEY_LEN: usize = 1 << 20;
+
+/// Which side of the exchange this party is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A: sends R_A first, receives S_B, sends S_A.
+    Initiator,
+    /// B: answers with R_B (and S_B), checks S_A.
+    Responder,
+}
+
+/// One party's state for one exchange. The ephemeral key is used for one
+/// `compute` only and is zeroized on drop.
+pub struct KeyExchange {
+    role: Role,
+    d: Fn,
+    r: Fn,
+    ephemeral: [u8; 65],
+    peer: PublicKey,
+    z_own: [u8; 32],
+    z_peer: [u8; 32],
+    used: bool,
+}
+
+impl core::fmt::Debug for KeyExchange {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "KeyExchange {{ role: {:?}, used: {} }}", self.role, self.used)
+    }
+}
+
+impl Drop for KeyExchange {
+    fn drop(&mut self) {
+        self.d.zeroize();
+        self.r.zeroize();
+    }
+}
+
+/// The outcome: the shared key and both confirmation values.
+pub struct KeyExchangeResult {
+    /// The shared key K (klen bytes).
+    pub key: Zeroizing<Vec<u8>>,
+    /// The confirmation this party sends: S_B for the responder, S_A for
+    /// the initiator.
+    pub confirm_out: [u8; 32],
+    /// The confirmation this party expects from its peer: S_B (called S1 in
+    /// the standard) for the initiator, S_A (S2) for the responder.
+    pub confirm_expected: [u8; 32],
+}
+
+impl core::fmt::Debug for KeyExchangeResult {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "KeyExchangeResult {{ key: [{} bytes], .. }}", self.key.len())
+    }
+}
+
+impl KeyExchangeResult {
+    /// Checks the peer's confirmation value in constant time
+    /// ([`Error::InvalidTag`] on mismatch).
+    pub fn check_confirmation(&self, received: &[u8]) -> Result<()> {
+        if received.len() == 32 && bool::from(received.ct_eq(&self.confirm_expected)) {
+            Ok(())
+        } else {
+            Err(Error::InvalidTag)
+        }
+    }
+}
+
+/// x̄ = 2^127 + (x mod 2^127).
+fn x_bar(x: &[u8; 32]) -> Limbs {
+    let l = limbs_from_be(x);
+    [l[0], (l[1] & (u64::MAX >> 1)) | (1 << 63), 0, 0]
+}
+
+impl KeyExchange {
+    /// Starts an exchange with a fresh ephemeral key from the OS CSPRNG.
+    pub fn new(role: Role, own: &PrivateKey, own_uid: &[u8], peer: &PublicKey, peer_uid: &[u8]) -> Result<Self> {
+        let d = own.to_bytes();
+        let r = random_scalar(&[&d[..], b"SM2 key exchange"])?;
+        Self::with_ephemeral(role, own, own_uid, peer, peer_uid, r)
+    }
+
+    pub(crate) fn with_ephemeral(
+        role: Role,
+        own: &PrivateKey,
+        own_uid: &[u8],
+        peer: &PublicKey,
+        peer_uid: &[u8],
+        r: Fn,
+    ) -> Result<Self> {
+        let z_own = own.public_key().z(own_uid)?;
+        let z_peer = peer.z(peer_uid)?;
+        let rl = Zeroizing::new(r.to_canonical());
+        let ephemeral = mul::mul_g_ct(&rl).to_affine().to_uncompressed();
+        declassify(&ephemeral);
+        Ok(KeyExchange { role, d: *own.scalar(), r, ephemeral, peer: peer.clone(), z_own, z_peer, used: false })
+    }
+
+    /// This party's ephemeral point R (R_A or R_B), 04‖x‖y.
+    pub fn ephemeral_public(&self) -> [u8; 65] {
+        self.ephemeral
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Derives `key_len` bytes of shared key from the peer's ephemeral point
+    /// (any encoding [`PublicKey::from_bytes`] takes), plus both
+    /// confirmation values. Works once per exchange.
+    pub fn compute(&mut self, peer_ephemeral: &[u8], key_len: usize) -> Result<KeyExchangeResult> {
+        if self.used {
+            return Err(Error::invalid("this SM2 key exchange was already computed; start a new one"));
+        }
+        if key_len == 0 || key_len > MAX_KEY_LEN {
+            return Err(Error::invalid(format!(
+                "SM2 key exchange key length must be 1..={MAX_KEY_LEN} bytes, got {key_len}"
+            )));
+        }
+        let peer_r =
+            PublicKey::from_bytes(peer_ephemeral).map_err(|e| Error::invalid(format!("peer ephemeral point: {e}")))?;
+        self.used = true;
+        let (px, py) = peer_r.x_y();
+        let mut own_x = [0u8; 32];
+        own_x.copy_from_slice(&self.ephemeral[1..33]);
+        // t = d + x̄_own·r mod n (secret).
+        let xo = Fn::from_canonical(&x_bar(&own_x));
+        let mut t = self.d.add(&xo.mul(&self.r));
+        self.r.zeroize();
+        // Q = P_peer + x̄_peer·R_peer: public.
+        let q = mul::mul_vartime(peer_r.point(), &x_bar(&px)).add_vartime(&self.peer.point().to_jacobian());
+        if bool::from(q.is_infinity()) {
+            return Err(Error::invalid("SM2 key exchange failed: peer's points sum to infinity"));
+        }
+        let q: Affine = q.to_affine();
+        let mut tl = Zeroizing::new(t.to_canonical());
+        t.zeroize();
+        let u = mul::mul_ct(&q, &tl);
+        tl.zeroize();
+        if ctime::public_bool(u.is_infinity()) {
+            return Err(Error::invalid("SM2 key exchange failed: shared point is infinity"));
+        }
+        let mut u = u.to_affine();
+        let mut xu = Zeroizing::new(u.x.to_be_bytes());
+        let yu = Zeroizing::new(u.y.to_be_bytes());
+        u.zeroize();
+        let (za, zb) = match self.role {
+            Role::Initiator => (&self.z_own, &self.z_peer),
+            Role::Responder => (&self.z_peer, &self.z_own),
+        };
+        // x_RA ‖ y_RA ‖ x_RB ‖ y_RB, always in the initiator's order.
+        let (first, second) = match self.role {
+            Role::Initiator => (0, 64),
+            Role::Responder => (64, 0),
+        };
+        let mut rarb = [0u8; 128];
+        rarb[first..first + 64].copy_from_slice(&self.ephemeral[1..]);
+        rarb[second..second + 32].copy_from_slice(&px);
+        rarb[second + 32..second + 64].copy_from_slice(&py);
+        let mut key = Zeroizing::new(vec![0u8; key_len]);
+        sm3::kdf_into(&[&xu[..], &yu[..], &za[..], &zb[..]], &mut key);
+        let inner = Zeroizing::new(sm3::hash_parts(&[&xu[..], &za[..], &zb[..], &rarb]));
+        xu.zeroize();
+        let s02 = sm3::hash_parts(&[&[2u8], &yu[..], &inner[..]]);
+        let s03 = sm3::hash_parts(&[&[3u8], &yu[..], &inner[..]]);
+        // The confirmation values go on the wire: public.
+        declassify(&s02);
+        declassify(&s03);
+        let (confirm_out, confirm_expected) = match self.role {
+            Role::Initiator => (s03, s02),
+            Role::Responder => (s02, s03),
+        };
+        Ok(KeyExchangeResult { key, confirm_out, confirm_expected })
+    }
+}

@@ -1,0 +1,251 @@
+//! SM4 with AES-NI and AVX-512 (F, BW, VL) on x86-64.
+//!
+//! The SM4 S-box is `post(AES_SubBytes(pre(x)))` for two affine byte maps
+//! derived in [`super::sbox`]. `pre`/`post` are evaluated with `pshufb` on the
+//! two nibbles of each byte (a register permute: no memory access depends on
+//! data), SubBytes with `aesenclast` (zero round key), whose built-in
+//! ShiftRows is undone by one more `pshufb`.
+//!
+//! Sixteen blocks are processed at once: four zmm registers hold word j of
+//! each of the 16 blocks (a 4x4 word transpose inside every 128-bit lane), so
+//! one round is one S-box pass over a zmm (four `aesenclast`), the rotations
+//! of L are `vprold`, and XORs of three terms are `vpternlogd`.
+
+use core::arch::x86_64::*;
+
+use super::sbox::{POST_TABLES, PRE_TABLES};
+
+/// Whether the CPU has what this backend needs.
+pub(crate) fn supported() -> bool {
+    is_x86_feature_detected!("aes")
+        && is_x86_feature_detected!("pclmulqdq")
+        && is_x86_feature_detected!("ssse3")
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vl")
+}
+
+/// `pshufb` index that undoes AES ShiftRows: with ShiftRows
+/// `out[r + 4c] = in[r + 4((c + r) % 4)]`, the result byte p must be taken
+/// from position sigma^-1(p).
+const INV_SHIFT_ROWS: [u8; 16] = {
+    let mut inv = [0u8; 16];
+    let mut p = 0;
+    while p < 16 {
+        let (r, c) = (p % 4, p / 4);
+        let sigma = r + 4 * ((c + r) % 4);
+        inv[sigma] = p as u8;
+        p += 1;
+    }
+    inv
+};
+
+/// Byte-swaps every 32-bit word (SM4 words are big-endian).
+const BSWAP32: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
+
+#[derive(Clone, Copy)]
+struct K512 {
+    m0f: __m512i,
+    pre_lo: __m512i,
+    pre_hi: __m512i,
+    post_lo: __m512i,
+    post_hi: __m512i,
+    inv_sr: __m512i,
+    bswap: __m512i,
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn bcast(t: &[u8; 16]) -> __m512i {
+    // SAFETY: `t` is 16 readable bytes; unaligned load is allowed.
+    let x = unsafe { _mm_loadu_si128(t.as_ptr().cast()) };
+    _mm512_broadcast_i32x4(x)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn consts512() -> K512 {
+    K512 {
+        m0f: _mm512_set1_epi8(0x0f),
+        pre_lo: bcast(&PRE_TABLES.0),
+        pre_hi: bcast(&PRE_TABLES.1),
+        post_lo: bcast(&POST_TABLES.0),
+        post_hi: bcast(&POST_TABLES.1),
+        inv_sr: bcast(&INV_SHIFT_ROWS),
+        bswap: bcast(&BSWAP32),
+    }
+}
+
+/// `f(x) = lo[x & 15] ^ hi[x >> 4]` on every byte.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn affine512(x: __m512i, lo: __m512i, hi: __m512i, m0f: __m512i) -> __m512i {
+    let l = _mm512_and_si512(x, m0f);
+    let h = _mm512_and_si512(_mm512_srli_epi16::<4>(x), m0f);
+    _mm512_xor_si512(_mm512_shuffle_epi8(lo, l), _mm512_shuffle_epi8(hi, h))
+}
+
+/// The SM4 S-box on all 64 bytes, then L.
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn t512(t: __m512i, k: &K512) -> __m512i {
+    let u = affine512(t, k.pre_lo, k.pre_hi, k.m0f);
+    let zero = _mm_setzero_si128();
+    let a0 = _mm_aesenclast_si128(_mm512_castsi512_si128(u), zero);
+    let a1 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<1>(u), zero);
+    let a2 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<2>(u), zero);
+    let a3 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<3>(u), zero);
+    let mut z = _mm512_castsi128_si512(a0);
+    z = _mm512_inserti32x4::<1>(z, a1);
+    z = _mm512_inserti32x4::<2>(z, a2);
+    z = _mm512_inserti32x4::<3>(z, a3);
+    let z = _mm512_shuffle_epi8(z, k.inv_sr);
+    let s = affine512(z, k.post_lo, k.post_hi, k.m0f);
+    // L(s) = s ^ rol2 ^ rol10 ^ rol18 ^ rol24
+    let a = _mm512_ternarylogic_epi32::<0x96>(s, _mm512_rol_epi32::<2>(s), _mm512_rol_epi32::<10>(s));
+    _mm512_ternarylogic_epi32::<0x96>(a, _mm512_rol_epi32::<18>(s), _mm512_rol_epi32::<24>(s))
+}
+
+/// 4x4 transpose of 32-bit words inside every 128-bit lane (an involution).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn transpose(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> [__m512i; 4] {
+    let t0 = _mm512_unpacklo_epi32(a, b);
+    let t1 = _mm512_unpackhi_epi32(a, b);
+    let t2 = _mm512_unpacklo_epi32(c, d);
+    let t3 = _mm512_unpackhi_epi32(c, d);
+    [
+        _mm512_unpacklo_epi64(t0, t2),
+        _mm512_unpackhi_epi64(t0, t2),
+        _mm512_unpacklo_epi64(t1, t3),
+        _mm512_unpackhi_epi64(t1, t3),
+    ]
+}
+
+/// Runs the 32 rounds on 16 blocks (256 bytes) in place.
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
+    let p = buf.as_mut_ptr();
+    // SAFETY: `buf` is 256 bytes: four unaligned 64-byte loads fit.
+    let (a, b, c, d) = unsafe {
+        (
+            _mm512_loadu_si512(p.cast()),
+            _mm512_loadu_si512(p.add(64).cast()),
+            _mm512_loadu_si512(p.add(128).cast()),
+            _mm512_loadu_si512(p.add(192).cast()),
+        )
+    };
+    let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
+    let [mut x0, mut x1, mut x2, mut x3] = transpose(sw(a), sw(b), sw(c), sw(d));
+    for r in rk.chunks_exact(4) {
+        let key = |i: usize| _mm512_set1_epi32(r[i] as i32);
+        x0 = _mm512_xor_si512(x0, t512(_mm512_ternarylogic_epi32::<0x96>(x1, x2, _mm512_xor_si512(x3, key(0))), k));
+        x1 = _mm512_xor_si512(x1, t512(_mm512_ternarylogic_epi32::<0x96>(x2, x3, _mm512_xor_si512(x0, key(1))), k));
+        x2 = _mm512_xor_si512(x2, t512(_mm512_ternarylogic_epi32::<0x96>(x3, x0, _mm512_xor_si512(x1, key(2))), k));
+        x3 = _mm512_xor_si512(x3, t512(_mm512_ternarylogic_epi32::<0x96>(x0, x1, _mm512_xor_si512(x2, key(3))), k));
+    }
+    // The output block is (X35, X34, X33, X32): words in reverse order.
+    let [a, b, c, d] = transpose(x3, x2, x1, x0);
+    // SAFETY: as for the loads above.
+    unsafe {
+        _mm512_storeu_si512(p.cast(), sw(a));
+        _mm512_storeu_si512(p.add(64).cast(), sw(b));
+        _mm512_storeu_si512(p.add(128).cast(), sw(c));
+        _mm512_storeu_si512(p.add(192).cast(), sw(d));
+    }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
+    let k = consts512();
+    let mut groups = data.chunks_exact_mut(256);
+    for g in &mut groups {
+        let g: &mut [u8; 256] = g.try_into().expect("chunks_exact gives 256 bytes");
+        crypt16(rk, g, &k);
+    }
+    let rest = groups.into_remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 256];
+        buf[..rest.len()].copy_from_slice(rest);
+        crypt16(rk, &mut buf, &k);
+        rest.copy_from_slice(&buf[..rest.len()]);
+        zeroize::Zeroize::zeroize(&mut buf);
+    }
+}
+
+/// Encrypts (or decrypts, with reversed round keys) whole blocks in place.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn crypt_blocks(rk: &[u32; 32], data: &mut [u8]) {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { crypt_blocks_impl(rk, data) }
+}
+
+#[derive(Clone, Copy)]
+struct K128 {
+    m0f: __m128i,
+    pre_lo: __m128i,
+    pre_hi: __m128i,
+    post_lo: __m128i,
+    post_hi: __m128i,
+}
+
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn load128(t: &[u8; 16]) -> __m128i {
+    // SAFETY: 16 readable bytes, unaligned load.
+    unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
+}
+
+/// One round function T on a word broadcast to all four lanes. Because the
+/// four columns are equal, `aesenclast`'s ShiftRows changes nothing, which
+/// saves a shuffle on this latency-bound path.
+#[inline]
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn t128(t: __m128i, k: &K128) -> __m128i {
+    let l = _mm_and_si128(t, k.m0f);
+    let h = _mm_and_si128(_mm_srli_epi16::<4>(t), k.m0f);
+    let u = _mm_xor_si128(_mm_shuffle_epi8(k.pre_lo, l), _mm_shuffle_epi8(k.pre_hi, h));
+    let z = _mm_aesenclast_si128(u, _mm_setzero_si128());
+    let l = _mm_and_si128(z, k.m0f);
+    let h = _mm_and_si128(_mm_srli_epi16::<4>(z), k.m0f);
+    let s = _mm_xor_si128(_mm_shuffle_epi8(k.post_lo, l), _mm_shuffle_epi8(k.post_hi, h));
+    let a = _mm_ternarylogic_epi32::<0x96>(s, _mm_rol_epi32::<2>(s), _mm_rol_epi32::<10>(s));
+    _mm_ternarylogic_epi32::<0x96>(a, _mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s))
+}
+
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn crypt_one_impl(rk: &[u32; 32], block: &mut [u8; 16]) {
+    let k = K128 {
+        m0f: _mm_set1_epi8(0x0f),
+        pre_lo: load128(&PRE_TABLES.0),
+        pre_hi: load128(&PRE_TABLES.1),
+        post_lo: load128(&POST_TABLES.0),
+        post_hi: load128(&POST_TABLES.1),
+    };
+    let w = |i: usize| {
+        _mm_set1_epi32(u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]]) as i32)
+    };
+    let (mut x0, mut x1, mut x2, mut x3) = (w(0), w(1), w(2), w(3));
+    for r in rk.chunks_exact(4) {
+        let key = |i: usize| _mm_set1_epi32(r[i] as i32);
+        x0 = _mm_xor_si128(x0, t128(_mm_ternarylogic_epi32::<0x96>(x1, x2, _mm_xor_si128(x3, key(0))), &k));
+        x1 = _mm_xor_si128(x1, t128(_mm_ternarylogic_epi32::<0x96>(x2, x3, _mm_xor_si128(x0, key(1))), &k));
+        x2 = _mm_xor_si128(x2, t128(_mm_ternarylogic_epi32::<0x96>(x3, x0, _mm_xor_si128(x1, key(2))), &k));
+        x3 = _mm_xor_si128(x3, t128(_mm_ternarylogic_epi32::<0x96>(x0, x1, _mm_xor_si128(x2, key(3))), &k));
+    }
+    for (i, x) in [x3, x2, x1, x0].into_iter().enumerate() {
+        block[4 * i..4 * i + 4].copy_from_slice(&(_mm_cvtsi128_si32(x) as u32).to_be_bytes());
+    }
+}
+
+/// Encrypts (or decrypts) one block, latency-optimised for serial modes.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn crypt_one(rk: &[u32; 32], block: &mut [u8; 16]) {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { crypt_one_impl(rk, block) }
+}

@@ -1,0 +1,488 @@
+//! Confidentiality modes: ECB, CBC (PKCS#7 or none), CTR (128-bit counter),
+//! CFB-128, OFB, XTS (GB/T 17964-2021 and IEEE 1619 tweak rules), plus the
+//! streaming CBC and CTR contexts.
+//!
+//! Every parallel mode hands the backend batches of [`CHUNK`] bytes so a SIMD
+//! backend can keep 16 blocks in flight.
+
+use subtle::{ConstantTimeEq, ConstantTimeLess};
+use zeroize::Zeroize;
+
+use super::{Sm4, BLOCK_SIZE};
+use crate::{Error, Result};
+
+/// Bytes handed to the block function at once by the parallel modes.
+pub(crate) const CHUNK: usize = 64 * BLOCK_SIZE;
+
+fn not_whole_blocks(len: usize) -> Error {
+    Error::invalid(format!("data must be a multiple of 16 bytes when padding=False, got {len}"))
+}
+
+fn check_ciphertext(len: usize, padding: bool) -> Result<()> {
+    if padding && (len == 0 || len % BLOCK_SIZE != 0) {
+        return Err(Error::invalid(format!(
+            "ciphertext must be a non-empty multiple of 16 bytes when padding=True, got {len}"
+        )));
+    }
+    if !padding && len % BLOCK_SIZE != 0 {
+        return Err(not_whole_blocks(len));
+    }
+    Ok(())
+}
+
+/// Appends PKCS#7 padding (1..=16 bytes) to a copy of `data`.
+pub(crate) fn pad(data: &[u8]) -> Vec<u8> {
+    let n = BLOCK_SIZE - data.len() % BLOCK_SIZE;
+    let mut v = Vec::with_capacity(data.len() + n);
+    v.extend_from_slice(data);
+    v.resize(data.len() + n, n as u8);
+    v
+}
+
+/// Length of the PKCS#7 padding at the end of the last block, checked in
+/// constant time (all 16 bytes are examined whatever the padding says).
+pub(crate) fn padding_len(last: &[u8; 16]) -> Result<usize> {
+    let n = last[15];
+    let mut ok = !n.ct_eq(&0) & !(16u8).ct_lt(&n);
+    for (i, &b) in last.iter().enumerate() {
+        // Byte i is a padding byte iff 16 - i <= n.
+        let in_pad = !n.ct_lt(&(16 - i as u8));
+        ok &= !in_pad | b.ct_eq(&n);
+    }
+    if bool::from(ok) {
+        Ok(n as usize)
+    } else {
+        Err(Error::invalid("invalid PKCS#7 padding"))
+    }
+}
+
+fn unpad(mut v: Vec<u8>) -> Result<Vec<u8>> {
+    let mut last = [0u8; 16];
+    last.copy_from_slice(&v[v.len() - 16..]);
+    let r = padding_len(&last);
+    last.zeroize();
+    match r {
+        Ok(n) => {
+            v.truncate(v.len() - n);
+            Ok(v)
+        }
+        Err(e) => {
+            v.zeroize();
+            Err(e)
+        }
+    }
+}
+
+fn xor_in(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d ^= s;
+    }
+}
+
+/// ECB encryption (PKCS#7 when `padding`).
+pub fn ecb_encrypt(c: &Sm4, data: &[u8], padding: bool) -> Result<Vec<u8>> {
+    let mut v = if padding {
+        pad(data)
+    } else if data.len() % BLOCK_SIZE != 0 {
+        return Err(not_whole_blocks(data.len()));
+    } else {
+        data.to_vec()
+    };
+    c.encrypt_blocks(&mut v);
+    Ok(v)
+}
+
+/// ECB decryption (PKCS#7 checked when `padding`).
+pub fn ecb_decrypt(c: &Sm4, data: &[u8], padding: bool) -> Result<Vec<u8>> {
+    check_ciphertext(data.len(), padding)?;
+    let mut v = data.to_vec();
+    c.decrypt_blocks(&mut v);
+    if padding {
+        unpad(v)
+    } else {
+        Ok(v)
+    }
+}
+
+/// CBC encryption in place over whole blocks; `iv` becomes the last block.
+/// Serial by nature: one block at a time.
+pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
+    for block in data.chunks_exact_mut(BLOCK_SIZE) {
+        xor_in(iv, block);
+        c.encrypt_block(iv);
+        block.copy_from_slice(iv);
+    }
+}
+
+/// CBC decryption in place over whole blocks; `iv` becomes the last
+/// ciphertext block. Parallel: decrypt a batch, then xor the previous blocks.
+pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
+    let mut saved = [0u8; CHUNK];
+    for chunk in data.chunks_mut(CHUNK) {
+        let n = chunk.len() - chunk.len() % BLOCK_SIZE;
+        let chunk = &mut chunk[..n];
+        saved[..n].copy_from_slice(chunk);
+        c.decrypt_blocks(chunk);
+        xor_in(&mut chunk[..BLOCK_SIZE], iv);
+        xor_in(&mut chunk[BLOCK_SIZE..], &saved[..n - BLOCK_SIZE]);
+        iv.copy_from_slice(&saved[n - BLOCK_SIZE..n]);
+    }
+    saved.zeroize();
+}
+
+/// CBC encryption with an expanded key.
+pub fn cbc_encrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
+    let mut v = if padding {
+        pad(data)
+    } else if data.len() % BLOCK_SIZE != 0 {
+        return Err(not_whole_blocks(data.len()));
+    } else {
+        data.to_vec()
+    };
+    let mut chain = *iv;
+    cbc_encrypt_blocks(c, &mut chain, &mut v);
+    Ok(v)
+}
+
+/// CBC decryption with an expanded key.
+pub fn cbc_decrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
+    check_ciphertext(data.len(), padding)?;
+    let mut v = data.to_vec();
+    let mut chain = *iv;
+    cbc_decrypt_blocks(c, &mut chain, &mut v);
+    if padding {
+        unpad(v)
+    } else {
+        Ok(v)
+    }
+}
+
+/// Incremental CBC encryption. `update` returns the whole blocks completed so
+/// far; `finalize` pads (or checks that nothing is left over).
+#[derive(Debug, Clone)]
+pub struct CbcEncryptor {
+    cipher: Sm4,
+    chain: [u8; 16],
+    buf: Vec<u8>,
+    padding: bool,
+}
+
+impl CbcEncryptor {
+    /// Starts CBC encryption under `iv`.
+    pub fn new(cipher: Sm4, iv: &[u8; 16], padding: bool) -> Self {
+        CbcEncryptor { cipher, chain: *iv, buf: Vec::with_capacity(BLOCK_SIZE), padding }
+    }
+
+    /// Encrypts as many whole blocks as are available.
+    pub fn update(&mut self, data: &[u8]) -> Vec<u8> {
+        self.buf.extend_from_slice(data);
+        let n = self.buf.len() - self.buf.len() % BLOCK_SIZE;
+        let mut out: Vec<u8> = self.buf.drain(..n).collect();
+        cbc_encrypt_blocks(&self.cipher, &mut self.chain, &mut out);
+        out
+    }
+
+    /// Emits the last (padded) block.
+    pub fn finalize(mut self) -> Result<Vec<u8>> {
+        if self.padding {
+            let mut last = pad(&self.buf);
+            cbc_encrypt_blocks(&self.cipher, &mut self.chain, &mut last);
+            Ok(last)
+        } else if !self.buf.is_empty() {
+            Err(Error::invalid(format!(
+                "data must be a multiple of 16 bytes when padding=False, {} bytes left over",
+                self.buf.len()
+            )))
+        } else {
+            Ok(Vec::new())
+        }
+    }
+}
+
+impl Drop for CbcEncryptor {
+    fn drop(&mut self) {
+        self.buf.zeroize();
+    }
+}
+
+/// Incremental CBC decryption. With padding, the last whole block is held
+/// back until `finalize`, which strips and checks the padding.
+#[derive(Debug, Clone)]
+pub struct CbcDecryptor {
+    cipher: Sm4,
+    chain: [u8; 16],
+    buf: Vec<u8>,
+    padding: bool,
+}
+
+impl CbcDecryptor {
+    /// Starts CBC decryption under `iv`.
+    pub fn new(cipher: Sm4, iv: &[u8; 16], padding: bool) -> Self {
+        CbcDecryptor { cipher, chain: *iv, buf: Vec::with_capacity(2 * BLOCK_SIZE), padding }
+    }
+
+    /// Decrypts the whole blocks available (keeping one back with padding).
+    pub fn update(&mut self, data: &[u8]) -> Vec<u8> {
+        self.buf.extend_from_slice(data);
+        let mut n = self.buf.len() - self.buf.len() % BLOCK_SIZE;
+        if self.padding && n == self.buf.len() && n > 0 {
+            n -= BLOCK_SIZE;
+        }
+        let mut out: Vec<u8> = self.buf.drain(..n).collect();
+        cbc_decrypt_blocks(&self.cipher, &mut self.chain, &mut out);
+        out
+    }
+
+    /// Decrypts the held-back block and removes the padding.
+    pub fn finalize(mut self) -> Result<Vec<u8>> {
+        let buf = std::mem::take(&mut self.buf);
+        if self.padding {
+            if buf.len() != BLOCK_SIZE {
+                return Err(Error::invalid(format!(
+                    "ciphertext must be a non-empty multiple of 16 bytes when padding=True ({} bytes left over)",
+                    buf.len()
+                )));
+            }
+            let mut v = buf;
+            cbc_decrypt_blocks(&self.cipher, &mut self.chain, &mut v);
+            unpad(v)
+        } else if !buf.is_empty() {
+            Err(not_whole_blocks(buf.len()))
+        } else {
+            Ok(Vec::new())
+        }
+    }
+}
+
+impl Drop for CbcDecryptor {
+    fn drop(&mut self) {
+        self.buf.zeroize();
+    }
+}
+
+/// Fills `out` (whole blocks) with consecutive big-endian counter blocks.
+fn fill_counters(ctr: &mut u128, out: &mut [u8]) {
+    for b in out.chunks_exact_mut(BLOCK_SIZE) {
+        b.copy_from_slice(&ctr.to_be_bytes());
+        *ctr = ctr.wrapping_add(1);
+    }
+}
+
+/// CTR keystream generator with a full 128-bit big-endian counter; usable
+/// as a streaming context (any chunk sizes) or one-shot.
+#[derive(Debug, Clone)]
+pub struct CtrStream {
+    cipher: Sm4,
+    counter: u128,
+    ks: [u8; 16],
+    /// Used bytes of `ks` (16 = none left).
+    used: usize,
+}
+
+impl CtrStream {
+    /// Starts the keystream at the initial counter block `iv`.
+    pub fn new(cipher: Sm4, iv: &[u8; 16]) -> Self {
+        CtrStream { cipher, counter: u128::from_be_bytes(*iv), ks: [0; 16], used: BLOCK_SIZE }
+    }
+
+    /// XORs the keystream into `data`.
+    pub fn apply(&mut self, mut data: &mut [u8]) {
+        // Use up the leftover keystream from the previous call first.
+        while self.used < BLOCK_SIZE && !data.is_empty() {
+            data[0] ^= self.ks[self.used];
+            self.used += 1;
+            data = &mut data[1..];
+        }
+        let mut ks = [0u8; CHUNK];
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        let (body, tail) = data.split_at_mut(whole);
+        for chunk in body.chunks_mut(CHUNK) {
+            let ks = &mut ks[..chunk.len()];
+            fill_counters(&mut self.counter, ks);
+            self.cipher.encrypt_blocks(ks);
+            xor_in(chunk, ks);
+        }
+        ks.zeroize();
+        if !tail.is_empty() {
+            self.ks = self.counter.to_be_bytes();
+            self.counter = self.counter.wrapping_add(1);
+            self.cipher.encrypt_block(&mut self.ks);
+            xor_in(tail, &self.ks);
+            self.used = tail.len();
+        }
+    }
+}
+
+impl Drop for CtrStream {
+    fn drop(&mut self) {
+        self.ks.zeroize();
+    }
+}
+
+/// CTR encryption/decryption in place (128-bit big-endian counter from `iv`).
+pub fn ctr_apply_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
+    CtrStream::new(c.clone(), iv).apply(data)
+}
+
+/// CFB-128 encryption in place (the last segment may be partial). Serial.
+pub fn cfb_encrypt_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
+    let mut reg = *iv;
+    for seg in data.chunks_mut(BLOCK_SIZE) {
+        c.encrypt_block(&mut reg);
+        xor_in(seg, &reg);
+        reg[..seg.len()].copy_from_slice(seg);
+    }
+}
+
+/// CFB-128 decryption in place. Parallel: the keystream is E(previous ciphertext).
+pub fn cfb_decrypt_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
+    let mut prev = *iv;
+    let mut ks = [0u8; CHUNK];
+    for chunk in data.chunks_mut(CHUNK) {
+        let n = chunk.len();
+        let nb = n.div_ceil(BLOCK_SIZE);
+        ks[..BLOCK_SIZE].copy_from_slice(&prev);
+        ks[BLOCK_SIZE..nb * BLOCK_SIZE].copy_from_slice(&chunk[..(nb - 1) * BLOCK_SIZE]);
+        if n % BLOCK_SIZE == 0 {
+            prev.copy_from_slice(&chunk[n - BLOCK_SIZE..]);
+        }
+        c.encrypt_blocks(&mut ks[..nb * BLOCK_SIZE]);
+        xor_in(chunk, &ks[..n]);
+    }
+    ks.zeroize();
+}
+
+/// OFB encryption/decryption in place (serial keystream).
+pub fn ofb_apply_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
+    let mut reg = *iv;
+    for seg in data.chunks_mut(BLOCK_SIZE) {
+        c.encrypt_block(&mut reg);
+        xor_in(seg, &reg);
+    }
+    reg.zeroize();
+}
+
+/// Which rule updates the XTS tweak from one block to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XtsStandard {
+    /// GB/T 17964-2021: multiply by x in GCM's bit-reflected big-endian
+    /// representation (reduction 0xE1).
+    Gb,
+    /// IEEE Std 1619: little-endian multiply by x (reduction 0x87).
+    Ieee,
+}
+
+/// SM4-XTS with a 32-byte key (data key || tweak key) and ciphertext stealing.
+#[derive(Debug, Clone)]
+pub struct Xts {
+    data: Sm4,
+    tweak: Sm4,
+    standard: XtsStandard,
+}
+
+impl Xts {
+    /// Builds XTS from a 32-byte key (data key || tweak key).
+    pub fn new(key: &[u8], standard: XtsStandard) -> Result<Xts> {
+        if key.len() != 32 {
+            return Err(Error::invalid_key(format!("SM4-XTS key must be 32 bytes, got {}", key.len())));
+        }
+        Ok(Xts { data: Sm4::from_slice(&key[..16])?, tweak: Sm4::from_slice(&key[16..])?, standard })
+    }
+
+    fn next(&self, t: u128) -> u128 {
+        match self.standard {
+            XtsStandard::Gb => {
+                // Big-endian value; "multiply by x" is a right shift with 0xE1 feedback.
+                let mask = 0u128.wrapping_sub(t & 1);
+                (t >> 1) ^ (mask & (0xE1u128 << 120))
+            }
+            XtsStandard::Ieee => {
+                let mask = 0u128.wrapping_sub(t >> 127);
+                (t << 1) ^ (mask & 0x87)
+            }
+        }
+    }
+
+    fn load(&self, b: &[u8; 16]) -> u128 {
+        match self.standard {
+            XtsStandard::Gb => u128::from_be_bytes(*b),
+            XtsStandard::Ieee => u128::from_le_bytes(*b),
+        }
+    }
+
+    fn store(&self, t: u128) -> [u8; 16] {
+        match self.standard {
+            XtsStandard::Gb => t.to_be_bytes(),
+            XtsStandard::Ieee => t.to_le_bytes(),
+        }
+    }
+
+    /// Encrypts `data` (at least 16 bytes) in place under the 16-byte `tweak`.
+    pub fn encrypt_in_place(&self, tweak: &[u8; 16], data: &mut [u8]) -> Result<()> {
+        self.run(tweak, data, true)
+    }
+
+    /// Decrypts `data` (at least 16 bytes) in place under the 16-byte `tweak`.
+    pub fn decrypt_in_place(&self, tweak: &[u8; 16], data: &mut [u8]) -> Result<()> {
+        self.run(tweak, data, false)
+    }
+
+    fn run(&self, tweak: &[u8; 16], data: &mut [u8], enc: bool) -> Result<()> {
+        if data.len() < BLOCK_SIZE {
+            return Err(Error::invalid(format!("SM4-XTS data must be at least 16 bytes, got {}", data.len())));
+        }
+        let mut t0 = *tweak;
+        self.tweak.encrypt_block(&mut t0);
+        let mut t = self.load(&t0);
+        t0.zeroize();
+        let rem = data.len() % BLOCK_SIZE;
+        // With stealing, the last whole block is handled together with the tail.
+        let bulk = if rem == 0 { data.len() } else { data.len() - rem - BLOCK_SIZE };
+        let mut tw = [0u8; CHUNK];
+        for chunk in data[..bulk].chunks_mut(CHUNK) {
+            for tb in tw[..chunk.len()].chunks_exact_mut(BLOCK_SIZE) {
+                tb.copy_from_slice(&self.store(t));
+                t = self.next(t);
+            }
+            let tw = &tw[..chunk.len()];
+            xor_in(chunk, tw);
+            if enc {
+                self.data.encrypt_blocks(chunk);
+            } else {
+                self.data.decrypt_blocks(chunk);
+            }
+            xor_in(chunk, tw);
+        }
+        tw.zeroize();
+        if rem != 0 {
+            let tail = &mut data[bulk..];
+            let t1 = self.store(t);
+            let t2 = self.store(self.next(t));
+            // Encryption uses tweaks (t1, t2) for (last whole, stolen) blocks;
+            // decryption must undo the stolen block first, so it swaps them.
+            let (ta, tb) = if enc { (t1, t2) } else { (t2, t1) };
+            let mut cc = [0u8; 16];
+            cc.copy_from_slice(&tail[..BLOCK_SIZE]);
+            self.xex(&mut cc, &ta, enc);
+            let mut pp = [0u8; 16];
+            pp[..rem].copy_from_slice(&tail[BLOCK_SIZE..]);
+            pp[rem..].copy_from_slice(&cc[rem..]);
+            self.xex(&mut pp, &tb, enc);
+            tail[BLOCK_SIZE..].copy_from_slice(&cc[..rem]);
+            tail[..BLOCK_SIZE].copy_from_slice(&pp);
+            cc.zeroize();
+            pp.zeroize();
+        }
+        Ok(())
+    }
+
+    fn xex(&self, b: &mut [u8; 16], t: &[u8; 16], enc: bool) {
+        xor_in(b, t);
+        if enc {
+            self.data.encrypt_block(b);
+        } else {
+            self.data.decrypt_block(b);
+        }
+        xor_in(b, t);
+    }
+}

@@ -1,0 +1,180 @@
+//! Portable SM4 backend: constant-time, no table lookups at all.
+//!
+//! Cache timing: a table-driven S-box (`SBOX[x]`, or 4 KiB "T-tables" as in
+//! OpenSSL's C code) leaks the index through the cache. Here the S-box is
+//! computed from its algebraic form (`A·inv(A·x + C) + C`, see [`super::sbox`])
+//! on eight bytes at once inside a `u64` (SWAR): field multiplications use
+//! masks built from data bits, never branches or memory indices, so the
+//! running time and the memory access pattern are independent of keys and
+//! data. It is slow (a few MB/s) and exists as the reference fallback for CPUs
+//! without AES-NI; the fast path is [`super::aesni`].
+
+use super::sbox::{mat_rows, SM4_A_ROWS, SM4_C, SM4_POLY};
+
+const LSB: u64 = 0x0101_0101_0101_0101;
+
+/// Columns of the SM4 affine matrix: `A·x = XOR_j bit_j(x) * COLS[j]`.
+const COLS: [u8; 8] = {
+    let mut c = [0u8; 8];
+    let mut j = 0;
+    while j < 8 {
+        c[j] = mat_rows(&SM4_A_ROWS, 1 << j);
+        j += 1;
+    }
+    c
+};
+
+/// Lane-wise multiply by x in GF(2^8)/0x1F5.
+#[inline(always)]
+fn xtime(a: u64) -> u64 {
+    ((a & 0x7f7f_7f7f_7f7f_7f7f) << 1) ^ (((a >> 7) & LSB) * SM4_POLY as u64)
+}
+
+/// Lane-wise GF(2^8) multiplication; each step masks with a data bit.
+#[inline(always)]
+fn gmul(mut a: u64, b: u64) -> u64 {
+    let mut r = 0u64;
+    for i in 0..8 {
+        r ^= a & (((b >> i) & LSB) * 0xff);
+        a = xtime(a);
+    }
+    r
+}
+
+/// Lane-wise inversion as x^254 (0 -> 0): 7 squarings and 4 multiplications.
+#[inline(always)]
+fn ginv(x: u64) -> u64 {
+    let x2 = gmul(x, x);
+    let x3 = gmul(x2, x);
+    let x6 = gmul(x3, x3);
+    let x12 = gmul(x6, x6);
+    let x14 = gmul(x12, x2);
+    let x15 = gmul(x12, x3);
+    let mut x240 = x15;
+    for _ in 0..4 {
+        x240 = gmul(x240, x240);
+    }
+    gmul(x240, x14)
+}
+
+/// Lane-wise `A·x + C`.
+#[inline(always)]
+fn affine(x: u64) -> u64 {
+    let mut y = SM4_C as u64 * LSB;
+    for (j, &c) in COLS.iter().enumerate() {
+        y ^= ((x >> j) & LSB) * c as u64;
+    }
+    y
+}
+
+/// The SM4 S-box on each of the eight bytes of `x`.
+#[inline(always)]
+pub(crate) fn sbox_x8(x: u64) -> u64 {
+    affine(ginv(affine(x)))
+}
+
+/// The linear map L of the encryption rounds.
+#[inline(always)]
+fn l_enc(b: u32) -> u32 {
+    b ^ b.rotate_left(2) ^ b.rotate_left(10) ^ b.rotate_left(18) ^ b.rotate_left(24)
+}
+
+/// The linear map L' of the key schedule.
+#[inline(always)]
+fn l_key(b: u32) -> u32 {
+    b ^ b.rotate_left(13) ^ b.rotate_left(23)
+}
+
+const FK: [u32; 4] = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
+
+/// CK_i: byte j is (4i + j) * 7 mod 256.
+const CK: [u32; 32] = {
+    let mut ck = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        let mut w = 0u32;
+        let mut j = 0;
+        while j < 4 {
+            w = (w << 8) | (((4 * i + j) * 7) % 256) as u32;
+            j += 1;
+        }
+        ck[i] = w;
+        i += 1;
+    }
+    ck
+};
+
+/// The key schedule (constant time; the S-box is the SWAR one).
+pub(crate) fn expand_key(key: &[u8; 16]) -> [u32; 32] {
+    let mut k = [0u32; 4];
+    for i in 0..4 {
+        k[i] = u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i];
+    }
+    let mut rk = [0u32; 32];
+    for i in 0..32 {
+        let t = k[(i + 1) % 4] ^ k[(i + 2) % 4] ^ k[(i + 3) % 4] ^ CK[i];
+        let s = sbox_x8(t as u64) as u32;
+        let next = k[i % 4] ^ l_key(s);
+        k[i % 4] = next;
+        rk[i] = next;
+    }
+    k.iter_mut().for_each(|w| *w = 0);
+    rk
+}
+
+fn load(b: &[u8]) -> [u32; 4] {
+    let w = |i: usize| u32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+    [w(0), w(1), w(2), w(3)]
+}
+
+fn store(x: &[u32; 4], b: &mut [u8]) {
+    // Output is (X35, X34, X33, X32): the state reversed.
+    for i in 0..4 {
+        b[4 * i..4 * i + 4].copy_from_slice(&x[3 - i].to_be_bytes());
+    }
+}
+
+/// Encrypts (or, with reversed round keys, decrypts) whole 16-byte blocks in
+/// place, two at a time so that both 32-bit halves of the SWAR S-box work.
+pub(crate) fn crypt_blocks(rk: &[u32; 32], data: &mut [u8]) {
+    debug_assert!(data.len() % 16 == 0);
+    let mut pairs = data.chunks_exact_mut(32);
+    for pair in &mut pairs {
+        let (a, b) = pair.split_at_mut(16);
+        let mut x = load(a);
+        let mut y = load(b);
+        for (i, &k) in rk.iter().enumerate() {
+            let tx = x[(i + 1) % 4] ^ x[(i + 2) % 4] ^ x[(i + 3) % 4] ^ k;
+            let ty = y[(i + 1) % 4] ^ y[(i + 2) % 4] ^ y[(i + 3) % 4] ^ k;
+            let s = sbox_x8(tx as u64 | (ty as u64) << 32);
+            x[i % 4] ^= l_enc(s as u32);
+            y[i % 4] ^= l_enc((s >> 32) as u32);
+        }
+        store(&x, a);
+        store(&y, b);
+    }
+    let rest = pairs.into_remainder();
+    if !rest.is_empty() {
+        let mut x = load(rest);
+        for (i, &k) in rk.iter().enumerate() {
+            let t = x[(i + 1) % 4] ^ x[(i + 2) % 4] ^ x[(i + 3) % 4] ^ k;
+            x[i % 4] ^= l_enc(sbox_x8(t as u64) as u32);
+        }
+        store(&x, rest);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sbox::sm4_sbox_formula;
+    use super::*;
+
+    #[test]
+    fn swar_sbox_matches_formula_on_every_byte() {
+        for x in 0..=255u8 {
+            let lanes = (x as u64) * LSB;
+            let want = sm4_sbox_formula(x) as u64 * LSB;
+            assert_eq!(sbox_x8(lanes), want, "x = {x:#04x}");
+        }
+    }
+}

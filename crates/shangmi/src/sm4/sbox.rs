@@ -1,0 +1,228 @@
+//! The algebra of the SM4 S-box, evaluated at compile time.
+//!
+//! SM4's S-box is affine–inversion–affine over GF(2^8) with the field
+//! polynomial x^8+x^7+x^6+x^5+x^4+x^2+1 (0x1F5):
+//! `S(x) = A·inv(A·x + 0xD3) + 0xD3`, where row i of the bit matrix `A` is
+//! `0xA7` rotated left by i (output bit i = parity(row_i & x)). No S-box table
+//! is stored anywhere in the crate: the portable backend evaluates this
+//! formula with masks (constant time), and the AES-NI backend maps it onto the
+//! AES S-box through a field isomorphism derived here by `const fn`s. The
+//! tests compare the result with the standard's block-cipher vectors.
+
+/// Low byte of the SM4 field polynomial 0x1F5.
+pub(crate) const SM4_POLY: u8 = 0xF5;
+/// Low byte of the AES field polynomial 0x11B.
+const AES_POLY: u8 = 0x1B;
+/// The additive constant of both SM4 affine maps.
+pub(crate) const SM4_C: u8 = 0xD3;
+
+/// Rows of the SM4 affine matrix: row i = 0xA7 rotated left by i.
+pub(crate) const SM4_A_ROWS: [u8; 8] = {
+    let mut rows = [0u8; 8];
+    let mut i = 0;
+    while i < 8 {
+        rows[i] = 0xA7u8.rotate_left(i as u32);
+        i += 1;
+    }
+    rows
+};
+
+/// Apply an 8x8 bit matrix given by rows (output bit i = parity(rows[i] & x)).
+pub(crate) const fn mat_rows(rows: &[u8; 8], x: u8) -> u8 {
+    let mut y = 0u8;
+    let mut i = 0;
+    while i < 8 {
+        y |= (((rows[i] & x).count_ones() & 1) as u8) << i;
+        i += 1;
+    }
+    y
+}
+
+/// Multiplication in GF(2^8) modulo x^8 + (low byte `poly`); compile time only.
+const fn gmul(mut a: u8, b: u8, poly: u8) -> u8 {
+    let mut r = 0u8;
+    let mut i = 0;
+    while i < 8 {
+        if (b >> i) & 1 == 1 {
+            r ^= a;
+        }
+        let hi = a & 0x80;
+        a <<= 1;
+        if hi != 0 {
+            a ^= poly;
+        }
+        i += 1;
+    }
+    r
+}
+
+#[cfg(test)]
+/// `a^254` = multiplicative inverse (0 maps to 0); compile time only.
+const fn ginv(a: u8, poly: u8) -> u8 {
+    let mut r = 1u8;
+    let mut i = 0;
+    while i < 254 {
+        r = gmul(r, a, poly);
+        i += 1;
+    }
+    r
+}
+
+#[cfg(test)]
+/// The SM4 S-box evaluated from its algebraic description (compile time or tests).
+pub(crate) const fn sm4_sbox_formula(x: u8) -> u8 {
+    mat_rows(&SM4_A_ROWS, ginv(mat_rows(&SM4_A_ROWS, x) ^ SM4_C, SM4_POLY)) ^ SM4_C
+}
+
+#[cfg(test)]
+/// The AES S-box from its description (affine after inversion mod 0x11B).
+pub(crate) const fn aes_sbox_formula(x: u8) -> u8 {
+    let b = ginv(x, AES_POLY);
+    b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63
+}
+
+/// A root of the SM4 field polynomial inside the AES field: mapping the SM4
+/// generator x to it extends to a field isomorphism phi (bit i -> beta^i).
+const BETA: u8 = {
+    let mut beta = 2u16;
+    loop {
+        // Evaluate x^8+x^7+x^6+x^5+x^4+x^2+1 at beta in the AES field.
+        let b = beta as u8;
+        let mut acc = 0u8;
+        let mut p = 1u8;
+        let mut k = 0;
+        while k < 9 {
+            if (0x1F5u16 >> k) & 1 == 1 {
+                acc ^= p;
+            }
+            p = gmul(p, b, AES_POLY);
+            k += 1;
+        }
+        if acc == 0 {
+            break b;
+        }
+        beta += 1;
+        assert!(beta < 256, "SM4 field polynomial has no root in the AES field");
+    }
+};
+
+/// The isomorphism phi: GF(2^8)/0x1F5 -> GF(2^8)/0x11B.
+pub(crate) const fn phi(x: u8) -> u8 {
+    let mut y = 0u8;
+    let mut p = 1u8;
+    let mut i = 0;
+    while i < 8 {
+        if (x >> i) & 1 == 1 {
+            y ^= p;
+        }
+        p = gmul(p, BETA, AES_POLY);
+        i += 1;
+    }
+    y
+}
+
+/// Pre-affine for the AES-NI path: `pre(x) = phi(A·x + C)`, so that
+/// `inv_aes(pre(x)) = phi(inv_sm4(A·x + C))`.
+pub(crate) const fn aes_pre(x: u8) -> u8 {
+    phi(mat_rows(&SM4_A_ROWS, x) ^ SM4_C)
+}
+
+/// Post-affine for the AES-NI path: `aesenclast` returns
+/// `z = SubBytes_aes(u) = Aff_aes(inv_aes(u))`; this maps z back to `S(x)`.
+pub(crate) const fn aes_post(z: u8) -> u8 {
+    // Undo the AES affine map by inverting it as a 256-entry permutation, then
+    // undo phi the same way (both are bijections; compile-time search is fine).
+    let inv = invert_linear_aes_affine(z);
+    let w = invert_phi(inv);
+    mat_rows(&SM4_A_ROWS, w) ^ SM4_C
+}
+
+const fn invert_linear_aes_affine(z: u8) -> u8 {
+    // Aff_aes(v) = v ^ rotl1 ^ rotl2 ^ rotl3 ^ rotl4 ^ 0x63.
+    let mut v = 0u16;
+    while v < 256 {
+        let b = v as u8;
+        if (b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63) == z {
+            return b;
+        }
+        v += 1;
+    }
+    panic!("AES affine map is not a bijection")
+}
+
+const fn invert_phi(y: u8) -> u8 {
+    let mut v = 0u16;
+    while v < 256 {
+        if phi(v as u8) == y {
+            return v as u8;
+        }
+        v += 1;
+    }
+    panic!("phi is not a bijection")
+}
+
+/// 4-bit lookup tables for an affine byte map `f`: `f(x) = lo[x & 15] ^ hi[x >> 4]`
+/// (the constant is folded into `lo`). Laid out for `pshufb` (16 bytes each).
+macro_rules! nibble_tables {
+    ($f:ident) => {{
+        let c = $f(0);
+        let mut lo = [0u8; 16];
+        let mut hi = [0u8; 16];
+        let mut i = 0;
+        while i < 16 {
+            lo[i] = $f(i as u8);
+            hi[i] = $f((i as u8) << 4) ^ c;
+            i += 1;
+        }
+        (lo, hi)
+    }};
+}
+
+/// Nibble tables of [`aes_pre`] (low, high).
+pub(crate) const PRE_TABLES: ([u8; 16], [u8; 16]) = nibble_tables!(aes_pre);
+/// Nibble tables of [`aes_post`] (low, high).
+pub(crate) const POST_TABLES: ([u8; 16], [u8; 16]) = nibble_tables!(aes_post);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phi_is_a_field_isomorphism() {
+        for a in 0..=255u8 {
+            for b in [1u8, 2, 3, 0x53, 0xA7, 0xFF, a.wrapping_mul(7)] {
+                assert_eq!(phi(gmul(a, b, SM4_POLY)), gmul(phi(a), phi(b), AES_POLY));
+                assert_eq!(phi(a ^ b), phi(a) ^ phi(b));
+            }
+        }
+    }
+
+    #[test]
+    fn aes_sbox_formula_matches_fips197_samples() {
+        // FIPS-197 Figure 7 entries.
+        assert_eq!(aes_sbox_formula(0x00), 0x63);
+        assert_eq!(aes_sbox_formula(0x53), 0xed);
+        assert_eq!(aes_sbox_formula(0xff), 0x16);
+    }
+
+    #[test]
+    fn sm4_sbox_first_row_matches_standard() {
+        // First row of the S-box table printed in GB/T 32907-2016.
+        let row = [0xd6, 0x90, 0xe9, 0xfe, 0xcc, 0xe1, 0x3d, 0xb7, 0x16, 0xb6, 0x14, 0xc2, 0x28, 0xfb, 0x2c, 0x05];
+        for (i, &v) in row.iter().enumerate() {
+            assert_eq!(sm4_sbox_formula(i as u8), v);
+        }
+    }
+
+    #[test]
+    fn aes_path_equals_sm4_sbox() {
+        let (plo, phi_) = PRE_TABLES;
+        let (qlo, qhi) = POST_TABLES;
+        for x in 0..=255u8 {
+            let u = plo[(x & 15) as usize] ^ phi_[(x >> 4) as usize];
+            let z = aes_sbox_formula(u);
+            let s = qlo[(z & 15) as usize] ^ qhi[(z >> 4) as usize];
+            assert_eq!(s, sm4_sbox_formula(x), "x = {x:#04x}");
+        }
+    }
+}

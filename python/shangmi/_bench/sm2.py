@@ -1,0 +1,233 @@
+"""SM2 benchmarks from Python: shangmi vs OpenSSL's P-256 ECDSA (a curve of the
+same size, through ``cryptography`` in this process, and ``openssl speed`` if
+the CLI exists) vs the pure-Python ``gmssl`` package.
+
+Run: ``python -m shangmi.cli bench sm2`` (add ``--quick`` for fewer rounds).
+After the tables it prints the issue-3 targets as explicit ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+
+from shangmi import sm2
+from shangmi._bench import Candidate, Comparison, compare
+
+MSG = b"The quick brown fox jumps over the lazy dog (SM2 benchmark message)"
+PT32 = bytes(range(32))
+
+
+def _p256() -> dict[str, Callable[[], object]] | None:
+    try:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+    except ImportError:
+        return None
+    key = ec.generate_private_key(ec.SECP256R1())
+    pub = key.public_key()
+    sig = key.sign(MSG, ec.ECDSA(hashes.SHA256()))
+    return {
+        "sign": lambda: key.sign(MSG, ec.ECDSA(hashes.SHA256())),
+        "verify": lambda: pub.verify(sig, MSG, ec.ECDSA(hashes.SHA256())),
+        "keygen": lambda: ec.generate_private_key(ec.SECP256R1()),
+    }
+
+
+def _gmssl(key: sm2.PrivateKey) -> dict[str, Callable[[], object]] | None:
+    try:
+        from gmssl import sm2 as gm  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    # gmssl strips "04" with lstrip, so hand it x||y without the prefix byte.
+    c = gm.CryptSM2(private_key=key.to_bytes().hex(), public_key=key.public_key().to_bytes()[1:].hex(), mode=1)
+    sig = c.sign_with_sm3(MSG)
+    ct = c.encrypt(PT32)
+    return {
+        "sign": lambda: c.sign_with_sm3(MSG),
+        "verify": lambda: c.verify_with_sm3(sig, MSG),
+        "encrypt": lambda: c.encrypt(PT32),
+        "decrypt": lambda: c.decrypt(ct),
+    }
+
+
+def _openssl_speed(seconds: int) -> tuple[float, float] | None:
+    """(sign/s, verify/s) of ``openssl speed ecdsap256``, or None."""
+    if shutil.which("openssl") is None:
+        return None
+    try:
+        out = subprocess.run(
+            ["openssl", "speed", "-seconds", str(seconds), "ecdsap256"],
+            capture_output=True, text=True, timeout=30 * seconds + 30, check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"256 bits ecdsa \(nistp256\)\s+\S+s\s+\S+s\s+([\d.]+)\s+([\d.]+)", out)
+    return (float(m.group(1)), float(m.group(2))) if m else None
+
+
+def _fixed(name: str, seconds_per_op: float) -> Candidate:
+    return Candidate(name, lambda: None, [seconds_per_op])
+
+
+def _pool_comparison(key: sm2.PrivateKey, rounds: int, n: int) -> Comparison:
+    """Pool-hit signing vs normal signing, alternating; the pool is refilled
+    outside the timed region so every timed call is a hit."""
+    pool = key.signature_pool(0)
+    hit = Candidate("shangmi (pool hit)", lambda: None)
+    normal = Candidate("shangmi (fresh k)", lambda: None)
+    for _ in range(2):  # warm-up
+        key.sign(MSG)
+    for _ in range(rounds):
+        pool.refill(n)
+        start = time.perf_counter()
+        for _ in range(n):
+            key.sign(MSG, pool=pool)
+        hit.per_op_seconds.append((time.perf_counter() - start) / n)
+        start = time.perf_counter()
+        for _ in range(n):
+            key.sign(MSG)
+        normal.per_op_seconds.append((time.perf_counter() - start) / n)
+    assert pool.remaining == 0
+    hit.name = "shangmi"
+    return Comparison("SM2 sign: pool hit (shangmi) vs fresh k", None, [hit, normal])
+
+
+def _batch_comparison(key: sm2.PrivateKey, rounds: int, size: int) -> Comparison:
+    msgs = [os.urandom(64) for _ in range(size)]
+    sigs = sm2.sign_many(key, msgs)
+    pub = key.public_key()
+    items = [(pub, m, s) for m, s in zip(msgs, sigs)]
+
+    def single() -> None:
+        for m, s in zip(msgs, sigs):
+            pub.verify(s, m)
+
+    comp = compare(
+        f"SM2 verify_many ({size} items, {os.cpu_count()} cores) vs a loop of verify",
+        {"shangmi": lambda: sm2.verify_many(items), "single thread": single},
+        rounds=rounds,
+    )
+    for c in comp.candidates:  # per signature, not per batch
+        c.per_op_seconds = [t / size for t in c.per_op_seconds]
+    return comp
+
+
+def run(quick: bool = False) -> Iterator[Comparison]:
+    rounds = 5 if quick else 11
+    key = sm2.PrivateKey.generate()
+    pub = key.public_key()
+    prepared = pub.prepare()
+    sig = key.sign(MSG)
+    ct = pub.encrypt(PT32)
+    p256 = _p256()
+    gm = _gmssl(key)
+
+    def with_peers(op: str, ours: Callable[[], object], extra: dict[str, Callable[[], object]] | None = None) -> dict[str, Callable[[], object]]:
+        cands: dict[str, Callable[[], object]] = {"shangmi": ours}
+        cands.update(extra or {})
+        return cands
+
+    results: dict[str, Comparison] = {}
+    p256_sign = {"OpenSSL P-256 ECDSA sign": p256["sign"]} if p256 else {}
+    p256_verify = {"OpenSSL P-256 ECDSA verify": p256["verify"]} if p256 else {}
+    gm_r = 3 if quick else 5
+
+    specs: list[tuple[str, str, Callable[[], object], dict[str, Callable[[], object]]]] = [
+        ("sign", "SM2 sign (DER, default uid)", lambda: key.sign(MSG), p256_sign),
+        ("verify", "SM2 verify", lambda: pub.verify(sig, MSG), p256_verify),
+        ("encrypt", "SM2 encrypt 32 B", lambda: pub.encrypt(PT32), p256_verify),
+        ("decrypt", "SM2 decrypt 32 B", lambda: key.decrypt(ct), p256_verify),
+        ("keygen", "SM2 keygen", sm2.PrivateKey.generate, {"OpenSSL P-256 keygen": p256["keygen"]} if p256 else {}),
+        ("prepared encrypt", "SM2 encrypt 32 B: prepared key (shangmi) vs unprepared", lambda: prepared.encrypt(PT32),
+         {"unprepared": lambda: pub.encrypt(PT32)}),
+        ("prepared verify", "SM2 verify: prepared key (shangmi) vs unprepared", lambda: prepared.verify(sig, MSG),
+         {"unprepared": lambda: pub.verify(sig, MSG)}),
+    ]
+    for op, title, ours, peers in specs:
+        comp = compare(title, with_peers(op, ours, peers), rounds=rounds)
+        results[op] = comp
+        yield comp
+
+    pool = _pool_comparison(key, rounds, 300 if quick else 2000)
+    results["pool"] = pool
+    yield pool
+    batch = _batch_comparison(key, rounds, 64 if quick else 256)
+    results["batch"] = batch
+    yield batch
+
+    gm_results: dict[str, Comparison] = {}
+    if gm is not None:
+        ours_fns = {
+            "sign": lambda: key.sign(MSG, encoding="raw"),
+            "verify": lambda: pub.verify(sig, MSG),
+            "encrypt": lambda: pub.encrypt(PT32),
+            "decrypt": lambda: key.decrypt(ct),
+        }
+        for op in ("sign", "verify", "encrypt", "decrypt"):
+            comp = compare(
+                f"SM2 {op} vs pure-Python gmssl",
+                {"shangmi": ours_fns[op], "gmssl (pure Python)": gm[op]},
+                rounds=gm_r, batch_seconds=0.2,
+            )
+            gm_results[op] = comp
+            yield comp
+
+    speed = _openssl_speed(1 if quick else 3)
+    if speed is not None:
+        comp = Comparison(
+            "openssl speed ecdsap256 (separate process) vs SM2 from Python",
+            None,
+            [
+                _fixed("shangmi sign", results["sign"].candidates[0].median),
+                _fixed("openssl speed P-256 sign", 1 / speed[0]),
+                _fixed("shangmi verify", results["verify"].candidates[0].median),
+                _fixed("openssl speed P-256 verify", 1 / speed[1]),
+            ],
+        )
+        yield comp
+
+    _print_targets(results, gm_results, speed, p256 is not None)
+
+
+def _rate(comp: Comparison, name: str = "shangmi") -> float:
+    return 1 / next(c for c in comp.candidates if c.name == name).median
+
+
+def _print_targets(
+    r: dict[str, Comparison], gm: dict[str, Comparison], speed: tuple[float, float] | None, have_p256: bool
+) -> None:
+    lines = ["", "SM2 targets (issue 3): ratios of median rates measured above"]
+
+    def line(label: str, value: float, goal: str, ok: bool) -> None:
+        lines.append(f"  {label:<58} {value:7.2f}x   target {goal:<7} {'MET' if ok else 'not met'}")
+
+    if have_p256:
+        p_sign = _rate(r["sign"], "OpenSSL P-256 ECDSA sign")
+        p_verify = _rate(r["verify"], "OpenSSL P-256 ECDSA verify")
+        line("sign rate / P-256 sign rate (cryptography, same process)", _rate(r["sign"]) / p_sign, ">= 2.5", _rate(r["sign"]) / p_sign >= 2.5)
+        line("verify rate / P-256 verify rate", _rate(r["verify"]) / p_verify, ">= 1.2", _rate(r["verify"]) / p_verify >= 1.2)
+        line("encrypt (32 B) rate / P-256 verify rate", _rate(r["encrypt"]) / p_verify, ">= 1.3", _rate(r["encrypt"]) / p_verify >= 1.3)
+        line("decrypt (32 B) rate / P-256 verify rate", _rate(r["decrypt"]) / p_verify, ">= 1.5", _rate(r["decrypt"]) / p_verify >= 1.5)
+    if speed is not None:
+        s, v = _rate(r["sign"]) / speed[0], _rate(r["verify"]) / speed[1]
+        line("sign rate / `openssl speed ecdsap256` sign rate", s, ">= 2.5", s >= 2.5)
+        line("verify rate / `openssl speed ecdsap256` verify rate", v, ">= 1.2", v >= 1.2)
+        e, d = _rate(r["encrypt"]) / speed[1], _rate(r["decrypt"]) / speed[1]
+        line("encrypt rate / `openssl speed` P-256 verify rate", e, ">= 1.3", e >= 1.3)
+        line("decrypt rate / `openssl speed` P-256 verify rate", d, ">= 1.5", d >= 1.5)
+    pe = r["prepared encrypt"].ratio("unprepared")
+    pv = r["prepared verify"].ratio("unprepared")
+    line("prepared encrypt speed-up over unprepared", pe, ">= 2", pe >= 2)
+    line("prepared verify speed-up over unprepared", pv, ">= 2", pv >= 2)
+    pool_latency = 1 / r["pool"].ratio("shangmi (fresh k)")
+    line("pool-hit sign latency / normal sign latency", pool_latency, "<= 0.3", pool_latency <= 0.3)
+    vm = r["batch"].ratio("single thread")
+    line(f"verify_many speed-up over a single thread ({os.cpu_count()} cores)", vm, ">= 1.7", vm >= 1.7)
+    for op, comp in gm.items():
+        lines.append(f"  {op + ' vs pure-Python gmssl':<58} {comp.ratio('gmssl (pure Python)'):7.0f}x faster")
+    print("\n".join(lines), flush=True)
