@@ -1,0 +1,336 @@
+//! x86-64 backend: F with S-boxes in SSE registers (AES-NI for S1, `pshufb`
+//! nibble lookups for S0), and the EIA3/ZUC-256-MAC inner product with
+//! PCLMULQDQ. Needs AVX2 (variable shifts), AES-NI, SSSE3/SSE4.1 and
+//! PCLMULQDQ; selected at run time by [`super::Backend`].
+//!
+//! Why this shape: the keystream of one stream is a serial chain through F's
+//! registers R1, R2, so speed is the latency of one F step. R1 and R2 stay in
+//! one XMM register for the whole batch; everything that does not depend on
+//! them (bit reorganisation, the X2 part of W2, the output word) is computed
+//! for the whole batch before or after the chain.
+//!
+//! S-boxes without table lookups (constant time):
+//! * S0(x) = Q3[t1] ^ (t2 << 1) with t2 = P1[lo] ^ hi, t1 = P2[t2] ^ lo, where
+//!   P1, P2 are S0's 4-bit permutations and Q3[n] = rotl5(P3[n] << 4) ^ rotl5(n)
+//!   folds P3 and the final 5-bit rotation into one 16-entry `pshufb` table.
+//! * S1(x) = POST(AESSubBytes(PRE(x))): S1 = A·x⁻¹ + 0x55 in GF(2⁸) mod 0x18B,
+//!   and PRE maps that field onto the AES field (0x11B); PRE and POST are
+//!   8×8 bit matrices applied as two nibble `pshufb` lookups each. The
+//!   tables were derived by a script from the S-box definitions and are
+//!   checked against the S1 table by the unit tests.
+
+#![allow(clippy::missing_safety_doc)]
+
+use core::arch::x86_64::*;
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::core::{lfsr_next, BATCH};
+
+const P1: [u8; 16] = [0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09];
+const P2: [u8; 16] = [0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02];
+const Q3: [u8; 16] = [0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb];
+const PRE_LO: [u8; 16] =
+    [0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35];
+const PRE_HI: [u8; 16] =
+    [0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1];
+/// Linear part of POST on the low nibble (the 0x55 constant is added separately).
+const POST_LO: [u8; 16] =
+    [0x00, 0x4f, 0x90, 0xdf, 0x4b, 0x04, 0xdb, 0x94, 0x37, 0x78, 0xa7, 0xe8, 0x7c, 0x33, 0xec, 0xa3];
+const POST_HI: [u8; 16] =
+    [0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26];
+
+/// Bytes of each 32-bit word (little-endian positions) that go through S1:
+/// positions 0 and 2 (S-box order from the most significant byte is S0, S1, S0, S1).
+const S1_POS: [u8; 16] = [0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0];
+
+#[inline(always)]
+unsafe fn load16(t: &[u8; 16]) -> __m128i {
+    // SAFETY: reading 16 bytes from a 16-byte array.
+    unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
+}
+
+/// The keystream generator state of the SIMD backend.
+///
+/// The LFSR runs one batch ahead of F: while F consumes batch b (whose bit
+/// reorganisation and X2 terms were computed for all its words at once with
+/// AVX2), the same loop advances the LFSR through batch b+1. F's chain (the
+/// latency-bound part) thus overlaps the LFSR's chain and the vector work.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(crate) struct Stream {
+    /// LFSR cells: `cells[cur]` for the batch F is consuming (16 + BATCH
+    /// values), `cells[1 - cur]` for the next one, filled during F's loop.
+    cells: [[u32; 16 + BATCH]; 2],
+    cur: usize,
+    /// Next word of the current batch.
+    pos: usize,
+    x0: [u32; BATCH],
+    x1: [u32; BATCH],
+    x3: [u32; BATCH],
+    /// (L1(X2 >> 16), L2(X2 << 16)): the X2 term of W2 = R2 ^ X2 enters u and v
+    /// linearly, so its image under L1/L2 is added after the rotations.
+    c: [[u32; 2]; BATCH],
+    /// (R1, R2) before each word.
+    rs: [[u32; 2]; BATCH],
+    r1: u32,
+    r2: u32,
+}
+
+impl Stream {
+    /// Takes over an initialised state (16 cells, R1, R2).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32) -> Box<Stream> {
+        let mut st = Box::new(Stream {
+            cells: [[0; 16 + BATCH]; 2],
+            cur: 0,
+            pos: 0,
+            x0: [0; BATCH],
+            x1: [0; BATCH],
+            x3: [0; BATCH],
+            c: [[0; 2]; BATCH],
+            rs: [[0; 2]; BATCH],
+            r1,
+            r2,
+        });
+        st.cells[0][..16].copy_from_slice(lfsr);
+        for i in 0..BATCH {
+            st.cells[0][16 + i] = lfsr_next(&st.cells[0][i..i + 16], 0);
+        }
+        // SAFETY: same features as this function.
+        unsafe { st.start_batch() };
+        st
+    }
+
+    /// Precomputes the current batch and seeds the next one.
+    #[target_feature(enable = "avx2")]
+    unsafe fn start_batch(&mut self) {
+        let cur = self.cur;
+        let (a, b) = self.cells.split_at_mut(1);
+        let (s, next) = if cur == 0 { (&a[0], &mut b[0]) } else { (&b[0], &mut a[0]) };
+        next[..16].copy_from_slice(&s[BATCH..BATCH + 16]);
+        // SAFETY: AVX2 is enabled; loads read s[i + k .. i + k + 8] with
+        // i + 8 <= BATCH and k <= 15, inside the 16 + BATCH cells; stores
+        // write 8 words of arrays of BATCH words at i + 8 <= BATCH.
+        unsafe {
+            let lo16 = _mm256_set1_epi32(0xffff);
+            let hi15 = _mm256_set1_epi32(0x7fff_8000);
+            for i in (0..BATCH).step_by(8) {
+                let ld = |k: usize| _mm256_loadu_si256(s.as_ptr().add(i + k).cast());
+                let half = |hi: __m256i, lo: __m256i| {
+                    _mm256_or_si256(_mm256_slli_epi32::<16>(_mm256_and_si256(hi, lo16)), _mm256_srli_epi32::<15>(lo))
+                };
+                let x0 = _mm256_or_si256(
+                    _mm256_slli_epi32::<1>(_mm256_and_si256(ld(15), hi15)),
+                    _mm256_and_si256(ld(14), lo16),
+                );
+                let x1 = half(ld(11), ld(9));
+                let x2 = half(ld(7), ld(5));
+                let x3 = half(ld(2), ld(0));
+                _mm256_storeu_si256(self.x0.as_mut_ptr().add(i).cast(), x0);
+                _mm256_storeu_si256(self.x1.as_mut_ptr().add(i).cast(), x1);
+                _mm256_storeu_si256(self.x3.as_mut_ptr().add(i).cast(), x3);
+                let cu = _mm256_srli_epi32::<16>(x2);
+                let cv = _mm256_slli_epi32::<16>(x2);
+                macro_rules! rol {
+                    ($x:expr, $k:literal) => {
+                        _mm256_or_si256(_mm256_slli_epi32::<$k>($x), _mm256_srli_epi32::<{ 32 - $k }>($x))
+                    };
+                }
+                let lu = _mm256_xor_si256(
+                    _mm256_xor_si256(cu, rol!(cu, 2)),
+                    _mm256_xor_si256(_mm256_xor_si256(rol!(cu, 10), rol!(cu, 18)), rol!(cu, 24)),
+                );
+                let lv = _mm256_xor_si256(
+                    _mm256_xor_si256(cv, rol!(cv, 8)),
+                    _mm256_xor_si256(_mm256_xor_si256(rol!(cv, 14), rol!(cv, 22)), rol!(cv, 30)),
+                );
+                // interleave to (lu_i, lv_i) pairs in word order
+                let p = _mm256_unpacklo_epi32(lu, lv);
+                let q = _mm256_unpackhi_epi32(lu, lv);
+                let dst = self.c.as_mut_ptr().add(i).cast::<__m256i>();
+                _mm256_storeu_si256(dst, _mm256_permute2x128_si256::<0x20>(p, q));
+                _mm256_storeu_si256(dst.add(1), _mm256_permute2x128_si256::<0x31>(p, q));
+            }
+        }
+    }
+
+    /// Fills `out` with the next keystream words.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    pub(crate) unsafe fn generate(&mut self, mut out: &mut [u32]) {
+        while !out.is_empty() {
+            let start = self.pos;
+            let end = (start + out.len()).min(BATCH);
+            // SAFETY: features enabled on this function.
+            unsafe { self.run_f(start, end) };
+            let (dst, rest) = out.split_at_mut(end - start);
+            for (k, z) in dst.iter_mut().enumerate() {
+                let i = start + k;
+                *z = ((self.x0[i] ^ self.rs[i][0]).wrapping_add(self.rs[i][1])) ^ self.x3[i];
+            }
+            out = rest;
+            self.pos = end;
+            if end == BATCH {
+                self.cur ^= 1;
+                self.pos = 0;
+                // SAFETY: features enabled on this function.
+                unsafe { self.start_batch() };
+            }
+        }
+    }
+
+    /// F over words start..end of the current batch, advancing the LFSR of
+    /// the next batch over the same indices.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn run_f(&mut self, start: usize, end: usize) {
+        assert!(start <= end && end <= BATCH);
+        let next = &mut self.cells[self.cur ^ 1];
+        // SAFETY: all intrinsics below need only the features enabled on
+        // this function; every load/store is from/to an array in bounds
+        // (i < end <= BATCH).
+        unsafe {
+            let p1 = load16(&P1);
+            let p2 = load16(&P2);
+            let q3 = load16(&Q3);
+            let pre_lo = load16(&PRE_LO);
+            let pre_hi = load16(&PRE_HI);
+            let post_lo = load16(&POST_LO);
+            let post_hi = load16(&POST_HI);
+            let s1_pos = load16(&S1_POS);
+            let nib = _mm_set1_epi8(0x0f);
+            // S0 lanes are the odd bytes of each word; the even bytes take 0x55,
+            // the constant of S1's affine map, so that the POST lookups stay linear.
+            let s0_mask = _mm_set1_epi16(0xff00u16 as i16);
+            let c55 = _mm_set1_epi16(0x0055);
+            let aes_key = _mm_set1_epi8(0x63);
+            // (u, v, u, v): u = W1 << 16 | W2 >> 16, v = W2 << 16 | W1 >> 16. The
+            // copy in lanes 2, 3 feeds AESENCLAST's ShiftRows, which moves bytes
+            // 10 and 14 onto positions 2 and 6.
+            let perm_uv = _mm_setr_epi8(6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5);
+            let k1 = _mm_setr_epi32(2, 8, 2, 8);
+            let k2 = _mm_setr_epi32(10, 14, 10, 14);
+            let k3 = _mm_setr_epi32(18, 22, 18, 22);
+            let k4 = _mm_setr_epi32(24, 30, 24, 30);
+            let thirty_two = _mm_set1_epi32(32);
+            let (j1, j2, j3, j4) = (
+                _mm_sub_epi32(thirty_two, k1),
+                _mm_sub_epi32(thirty_two, k2),
+                _mm_sub_epi32(thirty_two, k3),
+                _mm_sub_epi32(thirty_two, k4),
+            );
+
+            let mut r = _mm_setr_epi32(self.r1 as i32, self.r2 as i32, 0, 0);
+            let mut last = next[15 + start] as u64;
+            for i in start..end {
+                // The next batch's LFSR (independent of F), chained in a register.
+                let v = (last << 15)
+                    + ((next[i + 13] as u64) << 17)
+                    + ((next[i + 10] as u64) << 21)
+                    + ((next[i + 4] as u64) << 20)
+                    + ((next[i] as u64) << 8)
+                    + next[i] as u64;
+                let v = (v & 0x7fff_ffff) + (v >> 31);
+                last = (v & 0x7fff_ffff) + (v >> 31);
+                next[16 + i] = last as u32;
+
+                // W1 = R1 + X1 in lane 0; lane 1 keeps R2 (its X2 part is in c).
+                let w = _mm_add_epi32(r, _mm_cvtsi32_si128(self.x1[i] as i32));
+                _mm_storel_epi64(self.rs[i].as_mut_ptr().cast(), r);
+                let a = _mm_shuffle_epi8(w, perm_uv);
+                let ci = _mm_castpd_si128(_mm_loaddup_pd(self.c[i].as_ptr().cast()));
+                let t0 = _mm_xor_si128(
+                    _mm_xor_si128(_mm_sllv_epi32(a, k1), _mm_srlv_epi32(a, j1)),
+                    _mm_xor_si128(_mm_sllv_epi32(a, k2), _mm_srlv_epi32(a, j2)),
+                );
+                let t1 = _mm_xor_si128(
+                    _mm_xor_si128(_mm_sllv_epi32(a, k3), _mm_srlv_epi32(a, j3)),
+                    _mm_xor_si128(_mm_sllv_epi32(a, k4), _mm_srlv_epi32(a, j4)),
+                );
+                let l = _mm_xor_si128(_mm_xor_si128(a, ci), _mm_xor_si128(t0, t1));
+
+                // S-box layer on the bytes of l.
+                let lo = _mm_and_si128(l, nib);
+                let hi = _mm_and_si128(_mm_srli_epi16(l, 4), nib);
+                // S0
+                let t2 = _mm_xor_si128(_mm_shuffle_epi8(p1, lo), hi);
+                let t1s = _mm_xor_si128(_mm_shuffle_epi8(p2, t2), lo);
+                let s0 = _mm_xor_si128(_mm_shuffle_epi8(q3, t1s), _mm_add_epi8(t2, t2));
+                let s0 = _mm_xor_si128(_mm_and_si128(s0, s0_mask), c55);
+                // S1
+                let pre = _mm_xor_si128(_mm_shuffle_epi8(pre_lo, lo), _mm_shuffle_epi8(pre_hi, hi));
+                let o = _mm_aesenclast_si128(pre, aes_key);
+                let olo = _mm_and_si128(o, s1_pos);
+                let ohi = _mm_and_si128(_mm_srli_epi16(o, 4), s1_pos);
+                r = _mm_xor_si128(_mm_xor_si128(s0, _mm_shuffle_epi8(post_lo, olo)), _mm_shuffle_epi8(post_hi, ohi));
+            }
+            self.r1 = _mm_cvtsi128_si32(r) as u32;
+            self.r2 = _mm_extract_epi32::<1>(r) as u32;
+        }
+    }
+}
+
+/// XOR over the set bits of the big-endian 32-bit message words in `msg`
+/// (bit b of word j, most significant first) of the 32-bit keystream window
+/// starting at bit 32·j + b of `ks`: the inner product of EIA3 and of the
+/// ZUC-256 MAC. `ks` must hold `msg.len() / 4 + 1` words.
+///
+/// With `M` the message bits of word j written least significant first and
+/// `K = ks[j] << 32 | ks[j+1]`, the window sum for word j is bits 32..63 of
+/// the carry-less product M·K, so the whole sum is bits 32..63 of the XOR of
+/// all products.
+///
+/// # Safety
+/// The CPU must support PCLMULQDQ, SSSE3 and SSE4.1 (and AVX2 for encoding).
+#[target_feature(enable = "avx2,pclmulqdq,ssse3,sse4.1")]
+pub(crate) unsafe fn window_xor(msg: &[u8], ks: &[u32]) -> u32 {
+    let words = msg.len() / 4;
+    debug_assert!(msg.len() % 4 == 0 && ks.len() > words);
+    // Reverses the bits of each byte with two nibble lookups.
+    const REV_LO: [u8; 16] =
+        [0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0];
+    const REV_HI: [u8; 16] =
+        [0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f];
+    let mut tail = 0u32;
+    // SAFETY: loads are within `msg` (16 bytes at 16·i < 4·words) and `ks`
+    // (words j..j+4 and j+1..j+5 with j + 4 < ks.len()).
+    let acc = unsafe {
+        let rev_lo = load16(&REV_LO);
+        let rev_hi = load16(&REV_HI);
+        let nib = _mm_set1_epi8(0x0f);
+        let zero = _mm_setzero_si128();
+        let mut acc0 = _mm_setzero_si128();
+        let mut acc1 = _mm_setzero_si128();
+        let blocks = words / 4;
+        for b in 0..blocks {
+            let m = _mm_loadu_si128(msg.as_ptr().add(16 * b).cast());
+            let mr = _mm_or_si128(
+                _mm_shuffle_epi8(rev_lo, _mm_and_si128(m, nib)),
+                _mm_shuffle_epi8(rev_hi, _mm_and_si128(_mm_srli_epi16(m, 4), nib)),
+            );
+            // (m0, 0, m1, 0) and (m2, 0, m3, 0) as 64-bit lanes
+            let mlo = _mm_unpacklo_epi32(mr, zero);
+            let mhi = _mm_unpackhi_epi32(mr, zero);
+            let k0 = _mm_loadu_si128(ks.as_ptr().add(4 * b).cast());
+            let k1 = _mm_loadu_si128(ks.as_ptr().add(4 * b + 1).cast());
+            // 64-bit lanes ks[j] << 32 | ks[j+1] for j = 4b .. 4b+3
+            let klo = _mm_unpacklo_epi32(k1, k0);
+            let khi = _mm_unpackhi_epi32(k1, k0);
+            acc0 = _mm_xor_si128(acc0, _mm_clmulepi64_si128::<0x00>(klo, mlo));
+            acc1 = _mm_xor_si128(acc1, _mm_clmulepi64_si128::<0x11>(klo, mlo));
+            acc0 = _mm_xor_si128(acc0, _mm_clmulepi64_si128::<0x00>(khi, mhi));
+            acc1 = _mm_xor_si128(acc1, _mm_clmulepi64_si128::<0x11>(khi, mhi));
+        }
+        for j in 4 * blocks..words {
+            let m = u32::from_be_bytes([msg[4 * j], msg[4 * j + 1], msg[4 * j + 2], msg[4 * j + 3]]);
+            tail ^= super::mac::window_word_portable(m, ks[j], ks[j + 1]);
+        }
+        let acc = _mm_xor_si128(acc0, acc1);
+        (_mm_cvtsi128_si64(acc) as u64 >> 32) as u32
+    };
+    acc ^ tail
+}
