@@ -109,7 +109,19 @@ impl Stream {
     unsafe fn start_batch(&mut self) {
         let cur = self.cur;
         let (a, b) = self.cells.split_at_mut(1);
-        let (s, next) = if cur == 0 { (&a[0], &mut b[0]) } else { (&b[0], &mut a[0]) };
+        let (s, next) = if cur == 0 { (&mut a[0], &mut b[0]) } else { (&mut b[0], &mut a[0]) };
+        // SAFETY: AVX2 is enabled; 8-word loads/stores inside the array.
+        unsafe {
+            // Finish the LFSR's lazy reduction: cells are < 2^32 and never 0,
+            // one fold maps them onto [1, 2^31 - 1] (0 is written as 2^31 - 1).
+            let p = _mm256_set1_epi32(0x7fff_ffff);
+            for i in (16..16 + BATCH).step_by(8) {
+                let v = _mm256_loadu_si256(s.as_ptr().add(i).cast());
+                let v = _mm256_add_epi32(_mm256_and_si256(v, p), _mm256_srli_epi32::<31>(v));
+                _mm256_storeu_si256(s.as_mut_ptr().add(i).cast(), v);
+            }
+        }
+        let s = &*s;
         next[..16].copy_from_slice(&s[BATCH..BATCH + 16]);
         // SAFETY: AVX2 is enabled; loads read s[i + k .. i + k + 8] with
         // i + 8 <= BATCH and k <= 15, inside the 16 + BATCH cells; stores
@@ -189,6 +201,7 @@ impl Stream {
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
     unsafe fn run_f(&mut self, start: usize, end: usize) {
         assert!(start <= end && end <= BATCH);
+        let end = end.min(BATCH);
         let next = &mut self.cells[self.cur ^ 1];
         // SAFETY: all intrinsics below need only the features enabled on
         // this function; every load/store is from/to an array in bounds
@@ -203,55 +216,56 @@ impl Stream {
             let post_hi = load16(&POST_HI);
             let s1_pos = load16(&S1_POS);
             let nib = _mm_set1_epi8(0x0f);
-            // S0 lanes are the odd bytes of each word; the even bytes take 0x55,
-            // the constant of S1's affine map, so that the POST lookups stay linear.
+            // S0 lanes are the odd bytes of each word.
             let s0_mask = _mm_set1_epi16(0xff00u16 as i16);
-            let c55 = _mm_set1_epi16(0x0055);
-            let aes_key = _mm_set1_epi8(0x63);
-            // (u, v, u, v): u = W1 << 16 | W2 >> 16, v = W2 << 16 | W1 >> 16. The
-            // copy in lanes 2, 3 feeds AESENCLAST's ShiftRows, which moves bytes
-            // 10 and 14 onto positions 2 and 6.
-            let perm_uv = _mm_setr_epi8(6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5);
-            let k1 = _mm_setr_epi32(2, 8, 2, 8);
-            let k2 = _mm_setr_epi32(10, 14, 10, 14);
-            let k3 = _mm_setr_epi32(18, 22, 18, 22);
-            let k4 = _mm_setr_epi32(24, 30, 24, 30);
-            let thirty_two = _mm_set1_epi32(32);
-            let (j1, j2, j3, j4) = (
-                _mm_sub_epi32(thirty_two, k1),
-                _mm_sub_epi32(thirty_two, k2),
-                _mm_sub_epi32(thirty_two, k3),
-                _mm_sub_epi32(thirty_two, k4),
-            );
+            // AESENCLAST adds 0x63 (cancelling SubBytes' constant) and 0x8d,
+            // whose image under POST is 0x55, the constant of S1's affine map;
+            // so the POST lookups are linear and give 0 where masked out.
+            let aes_key = _mm_set1_epi8(0xeeu8 as i8);
+            // L1(u) = u ^ rol24(u) ^ rol2(u ^ rol8(u) ^ rol16(u)) and
+            // L2(v) = v ^ rol8(v) ^ rol6(rol8(v) ^ rol16(v) ^ rol24(v)): the
+            // rotations by whole bytes are byte shuffles straight from
+            // W = (W1, W2), with u = W1 << 16 | W2 >> 16 and v = W2 << 16 | W1 >> 16.
+            // Every shuffle yields (lane for u, lane for v) twice: the copy in
+            // lanes 2, 3 feeds AESENCLAST's ShiftRows, which moves bytes 10
+            // and 14 onto positions 2 and 6.
+            let q0 = _mm_setr_epi8(6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5); // (u, v)
+            let q1 = _mm_setr_epi8(7, 0, 1, 6, 5, 2, 3, 4, 7, 0, 1, 6, 5, 2, 3, 4); // (rol24 u, rol8 v)
+            let y1 = _mm_setr_epi8(6, 7, 0, 1, 5, 2, 3, 4, 6, 7, 0, 1, 5, 2, 3, 4); // (u, rol8 v)
+            let y2 = _mm_setr_epi8(1, 6, 7, 0, 4, 5, 2, 3, 1, 6, 7, 0, 4, 5, 2, 3); // (rol8 u, rol16 v)
+            let y3 = _mm_setr_epi8(0, 1, 6, 7, 3, 4, 5, 2, 0, 1, 6, 7, 3, 4, 5, 2); // (rol16 u, rol24 v)
+            let rot_l = _mm_setr_epi32(2, 6, 2, 6);
+            let rot_r = _mm_setr_epi32(30, 26, 30, 26);
 
             let mut r = _mm_setr_epi32(self.r1 as i32, self.r2 as i32, 0, 0);
             let mut last = next[15 + start] as u64;
             for i in start..end {
                 // The next batch's LFSR (independent of F), chained in a register.
+                // One fold keeps each cell below 2^32 and congruent mod 2^31 - 1
+                // (inputs < 2^31 + 2^23 give sums < 2^54); `start_batch`
+                // finishes the reduction for the whole batch with vector ops.
                 let v = (last << 15)
                     + ((next[i + 13] as u64) << 17)
                     + ((next[i + 10] as u64) << 21)
                     + ((next[i + 4] as u64) << 20)
                     + ((next[i] as u64) << 8)
                     + next[i] as u64;
-                let v = (v & 0x7fff_ffff) + (v >> 31);
                 last = (v & 0x7fff_ffff) + (v >> 31);
                 next[16 + i] = last as u32;
 
                 // W1 = R1 + X1 in lane 0; lane 1 keeps R2 (its X2 part is in c).
                 let w = _mm_add_epi32(r, _mm_cvtsi32_si128(self.x1[i] as i32));
                 _mm_storel_epi64(self.rs[i].as_mut_ptr().cast(), r);
-                let a = _mm_shuffle_epi8(w, perm_uv);
                 let ci = _mm_castpd_si128(_mm_loaddup_pd(self.c[i].as_ptr().cast()));
-                let t0 = _mm_xor_si128(
-                    _mm_xor_si128(_mm_sllv_epi32(a, k1), _mm_srlv_epi32(a, j1)),
-                    _mm_xor_si128(_mm_sllv_epi32(a, k2), _mm_srlv_epi32(a, j2)),
+                let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, q0), _mm_shuffle_epi8(w, q1)), ci);
+                let y = _mm_xor_si128(
+                    _mm_xor_si128(_mm_shuffle_epi8(w, y1), _mm_shuffle_epi8(w, y2)),
+                    _mm_shuffle_epi8(w, y3),
                 );
-                let t1 = _mm_xor_si128(
-                    _mm_xor_si128(_mm_sllv_epi32(a, k3), _mm_srlv_epi32(a, j3)),
-                    _mm_xor_si128(_mm_sllv_epi32(a, k4), _mm_srlv_epi32(a, j4)),
+                let l = _mm_xor_si128(
+                    _mm_xor_si128(base, _mm_sllv_epi32(y, rot_l)),
+                    _mm_srlv_epi32(y, rot_r),
                 );
-                let l = _mm_xor_si128(_mm_xor_si128(a, ci), _mm_xor_si128(t0, t1));
 
                 // S-box layer on the bytes of l.
                 let lo = _mm_and_si128(l, nib);
@@ -260,7 +274,7 @@ impl Stream {
                 let t2 = _mm_xor_si128(_mm_shuffle_epi8(p1, lo), hi);
                 let t1s = _mm_xor_si128(_mm_shuffle_epi8(p2, t2), lo);
                 let s0 = _mm_xor_si128(_mm_shuffle_epi8(q3, t1s), _mm_add_epi8(t2, t2));
-                let s0 = _mm_xor_si128(_mm_and_si128(s0, s0_mask), c55);
+                let s0 = _mm_and_si128(s0, s0_mask);
                 // S1
                 let pre = _mm_xor_si128(_mm_shuffle_epi8(pre_lo, lo), _mm_shuffle_epi8(pre_hi, hi));
                 let o = _mm_aesenclast_si128(pre, aes_key);
