@@ -176,16 +176,26 @@ impl State {
             s[..16].copy_from_slice(&self.lfsr);
             let x = bit_reorg(&s);
             let w = (x[0] ^ self.r1).wrapping_add(self.r2);
-            (self.r1, self.r2) = f_update(self.r1, self.r2, x[1], x[2]);
+            (self.r1, self.r2) = self.f_update(x[1], x[2]);
             s[16] = lfsr_next(&s, w >> 1);
             self.lfsr.copy_from_slice(&s[1..17]);
         }
         s[..16].copy_from_slice(&self.lfsr);
         let x = bit_reorg(&s);
-        (self.r1, self.r2) = f_update(self.r1, self.r2, x[1], x[2]);
+        (self.r1, self.r2) = self.f_update(x[1], x[2]);
         s[16] = lfsr_next(&s, 0);
         self.lfsr.copy_from_slice(&s[1..17]);
         s.zeroize();
+    }
+
+    /// F's register update on this state's backend.
+    fn f_update(&self, x1: u32, x2: u32) -> (u32, u32) {
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::Simd {
+            // SAFETY: Backend::Simd is only used once its CPU features were detected.
+            return unsafe { super::x86::f_update(self.r1, self.r2, x1, x2) };
+        }
+        f_update(self.r1, self.r2, x1, x2)
     }
 
     /// Fills `out` with the next keystream words.
