@@ -176,9 +176,11 @@ def zuc256_mac(key: Buffer, iv: Buffer, data: Buffer, *, tag_bits: int = 32, len
 
 
 def backend() -> str:
-    """The native backend in use: ``"simd"`` (AES-NI/AVX2/PCLMULQDQ) or ``"portable"``.
+    """The native backend in use.
 
-    Set ``SHANGMI_ZUC_BACKEND=portable`` before the first call to force the
-    portable one.
+    ``"avx512"`` (AES-NI, AVX2, PCLMULQDQ and AVX-512VL), ``"simd"`` (the same
+    without AVX-512) or ``"portable"`` (any CPU). All are constant time and
+    give identical results; set ``SHANGMI_ZUC_BACKEND=portable`` (or ``simd``)
+    before the first call to cap the choice.
     """
     return _native.zuc_backend()

@@ -114,7 +114,7 @@ fn zuc256_mac<'py>(
     Ok(PyBytes::new(py, &tag))
 }
 
-/// The backend in use: "simd" or "portable" (SHANGMI_ZUC_BACKEND=portable forces it).
+/// The backend in use: "avx512", "simd" or "portable" (see SHANGMI_ZUC_BACKEND).
 #[pyfunction]
 fn zuc_backend() -> &'static str {
     zuc::Backend::auto().name()

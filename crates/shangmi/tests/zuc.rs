@@ -27,6 +27,9 @@ fn backends() -> Vec<Backend> {
     if std::env::var("CI").is_ok() {
         // CI machines are x86-64 with AES-NI: the SIMD path must be tested there.
         assert!(b.contains(&Backend::Simd), "SIMD backend unavailable");
+        if std::arch::is_x86_feature_detected!("avx512vl") {
+            assert!(b.contains(&Backend::Avx512), "AVX-512 backend unavailable");
+        }
     }
     b
 }

@@ -108,9 +108,9 @@ impl State {
         };
         st.initialise();
         #[cfg(target_arch = "x86_64")]
-        if backend == Backend::Simd {
-            // SAFETY: Backend::Simd is only used once its CPU features were detected.
-            st.simd = Some(unsafe { super::x86::Stream::new(&st.lfsr, st.r1, st.r2) });
+        if backend.is_x86_simd() {
+            // SAFETY: the SIMD backends are only used once their CPU features were detected.
+            st.simd = Some(unsafe { super::x86::Stream::new(&st.lfsr, st.r1, st.r2, backend == Backend::Avx512) });
             st.lfsr.zeroize();
         }
         st
@@ -191,8 +191,8 @@ impl State {
     /// F's register update on this state's backend.
     fn f_update(&self, x1: u32, x2: u32) -> (u32, u32) {
         #[cfg(target_arch = "x86_64")]
-        if self.backend == Backend::Simd {
-            // SAFETY: Backend::Simd is only used once its CPU features were detected.
+        if self.backend.is_x86_simd() {
+            // SAFETY: the SIMD backends are only used once their CPU features were detected.
             return unsafe { super::x86::f_update(self.r1, self.r2, x1, x2) };
         }
         f_update(self.r1, self.r2, x1, x2)
@@ -202,7 +202,7 @@ impl State {
     pub(crate) fn generate(&mut self, out: &mut [u32]) {
         #[cfg(target_arch = "x86_64")]
         if let Some(simd) = self.simd.as_mut() {
-            // SAFETY: `simd` exists only for Backend::Simd, whose features were detected.
+            // SAFETY: `simd` exists only for the SIMD backends, whose features were detected.
             unsafe { simd.generate(out) };
             return;
         }

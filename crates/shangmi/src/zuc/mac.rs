@@ -49,8 +49,8 @@ fn window_at(ks: &[u32], pos: usize) -> u32 {
 
 fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if backend == Backend::Simd {
-        // SAFETY: Backend::Simd exists only when the CPU has the features.
+    if backend.is_x86_simd() {
+        // SAFETY: the SIMD backends are only used when the CPU has the features.
         return unsafe { super::x86::window_xor(msg, ks) };
     }
     let _ = backend;

@@ -9,9 +9,10 @@
 //! Constant time: no table is indexed by key-dependent data (see [`sbox`]
 //! for how S0 and S1 are computed). Keys and states are wiped on drop.
 //!
-//! Backends: [`Backend::Simd`] (x86-64 with AVX2, AES-NI and PCLMULQDQ) and
-//! [`Backend::Portable`]; [`Backend::auto`] picks the best available one and
-//! honours `SHANGMI_ZUC_BACKEND=portable`.
+//! Backends: [`Backend::Avx512`] and [`Backend::Simd`] (x86-64 with AVX2,
+//! AES-NI and PCLMULQDQ; the first also uses AVX-512VL rotations and
+//! three-way XORs) and [`Backend::Portable`]; [`Backend::auto`] picks the best
+//! available one and honours `SHANGMI_ZUC_BACKEND=portable` (or `simd`).
 
 mod core;
 mod mac;
@@ -34,6 +35,9 @@ pub enum Backend {
     Portable,
     /// x86-64: S-boxes with AES-NI and `pshufb`, MAC with PCLMULQDQ.
     Simd,
+    /// [`Backend::Simd`] plus AVX-512VL's VPROLVD and VPTERNLOGD, which shorten
+    /// F's dependency chain.
+    Avx512,
 }
 
 impl Backend {
@@ -44,14 +48,13 @@ impl Backend {
         static CHOSEN: OnceLock<Backend> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
             let forced = std::env::var("SHANGMI_ZUC_BACKEND").ok();
-            if forced.as_deref() == Some("portable") {
-                return Backend::Portable;
-            }
-            if Backend::Simd.is_available() {
-                Backend::Simd
-            } else {
-                Backend::Portable
-            }
+            let best = [Backend::Avx512, Backend::Simd, Backend::Portable];
+            let allowed = match forced.as_deref() {
+                Some("portable") => &best[2..],
+                Some("simd") => &best[1..],
+                _ => &best[..],
+            };
+            allowed.iter().copied().find(|b| b.is_available()).unwrap_or(Backend::Portable)
         })
     }
 
@@ -67,22 +70,34 @@ impl Backend {
                     && std::arch::is_x86_feature_detected!("ssse3")
                     && std::arch::is_x86_feature_detected!("sse4.1")
             }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => {
+                Backend::Simd.is_available()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            Backend::Simd => false,
+            Backend::Simd | Backend::Avx512 => false,
         }
     }
 
     /// Every backend this CPU can run (for tests and benchmarks).
     pub fn available() -> Vec<Backend> {
-        [Backend::Portable, Backend::Simd].into_iter().filter(|b| b.is_available()).collect()
+        [Backend::Portable, Backend::Simd, Backend::Avx512].into_iter().filter(|b| b.is_available()).collect()
     }
 
-    /// A short name: "portable" or "simd".
+    /// A short name: "portable", "simd" or "avx512".
     pub fn name(self) -> &'static str {
         match self {
             Backend::Portable => "portable",
             Backend::Simd => "simd",
+            Backend::Avx512 => "avx512",
         }
+    }
+
+    /// Whether this backend runs the x86-64 SIMD code.
+    pub(crate) fn is_x86_simd(self) -> bool {
+        matches!(self, Backend::Simd | Backend::Avx512)
     }
 
     fn checked(self) -> Result<Backend> {

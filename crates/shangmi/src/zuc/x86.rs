@@ -118,16 +118,28 @@ impl FConsts {
 
 /// One F update: from W = (R1 + X1, R2) and c = (L1(X2 >> 16), L2(X2 << 16))
 /// twice, the new (R1, R2) in lanes 0 and 1.
+///
+/// With `AVX512`, the rotations and three-way XORs use AVX-512VL's VPROLVD
+/// and VPTERNLOGD (a few cycles shorter); the caller must have checked
+/// AVX-512F/VL. They are written as inline assembly on XMM registers because
+/// the AVX-512 intrinsics need Rust 1.89 (the workspace's MSRV is 1.85).
 #[inline(always)]
-unsafe fn f_core(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
-    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1.
+unsafe fn f_core<const AVX512: bool>(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
+    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1 (and checked
+    // AVX-512F/VL when AVX512 is set).
     unsafe {
-        let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
-        let y = _mm_xor_si128(
-            _mm_xor_si128(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2)),
-            _mm_shuffle_epi8(w, k.y3),
-        );
-        let l = _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r));
+        let l = if AVX512 {
+            let base = xor3_avx512(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1), c);
+            let y = xor3_avx512(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2), _mm_shuffle_epi8(w, k.y3));
+            _mm_xor_si128(base, rolv_avx512(y, k.rot_l))
+        } else {
+            let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
+            let y = _mm_xor_si128(
+                _mm_xor_si128(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2)),
+                _mm_shuffle_epi8(w, k.y3),
+            );
+            _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r))
+        };
 
         // S-box layer on the bytes of l.
         let lo = _mm_and_si128(l, k.nib);
@@ -142,8 +154,37 @@ unsafe fn f_core(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
         let o = _mm_aesenclast_si128(pre, k.aes_key);
         let olo = _mm_and_si128(o, k.s1_pos);
         let ohi = _mm_and_si128(_mm_srli_epi16(o, 4), k.s1_pos);
-        _mm_xor_si128(_mm_xor_si128(s0, _mm_shuffle_epi8(k.post_lo, olo)), _mm_shuffle_epi8(k.post_hi, ohi))
+        if AVX512 {
+            xor3_avx512(s0, _mm_shuffle_epi8(k.post_lo, olo), _mm_shuffle_epi8(k.post_hi, ohi))
+        } else {
+            _mm_xor_si128(_mm_xor_si128(s0, _mm_shuffle_epi8(k.post_lo, olo)), _mm_shuffle_epi8(k.post_hi, ohi))
+        }
     }
+}
+
+/// a ^ b ^ c with VPTERNLOGD (AVX-512F/VL).
+#[inline(always)]
+unsafe fn xor3_avx512(a: __m128i, b: __m128i, c: __m128i) -> __m128i {
+    let mut r = a;
+    // SAFETY: register-only instruction; the caller checked AVX-512F/VL.
+    unsafe {
+        core::arch::asm!("vpternlogd {r}, {b}, {c}, 0x96", r = inout(xmm_reg) r, b = in(xmm_reg) b,
+                         c = in(xmm_reg) c, options(pure, nomem, nostack, preserves_flags));
+    }
+    r
+}
+
+/// Each 32-bit lane of `y` rotated left by the matching lane of `counts`
+/// (VPROLVD, AVX-512F/VL).
+#[inline(always)]
+unsafe fn rolv_avx512(y: __m128i, counts: __m128i) -> __m128i {
+    let mut r = y;
+    // SAFETY: register-only instruction; the caller checked AVX-512F/VL.
+    unsafe {
+        core::arch::asm!("vprolvd {r}, {r}, {n}", r = inout(xmm_reg) r, n = in(xmm_reg) counts,
+                         options(pure, nomem, nostack, preserves_flags));
+    }
+    r
 }
 
 /// One F update outside the batch loop (initialisation): new (R1, R2).
@@ -160,7 +201,7 @@ pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) 
         let k = FConsts::new();
         let w = _mm_setr_epi32(r1.wrapping_add(x1) as i32, r2 as i32, 0, 0);
         let c = _mm_setr_epi32(lu as i32, lv as i32, lu as i32, lv as i32);
-        let r = f_core(&k, w, c);
+        let r = f_core::<false>(&k, w, c);
         (_mm_cvtsi128_si32(r) as u32, _mm_extract_epi32::<1>(r) as u32)
     }
 }
@@ -189,6 +230,9 @@ pub(crate) struct Stream {
     rs: [[u32; 2]; BATCH],
     r1: u32,
     r2: u32,
+    /// Use the AVX-512VL form of F.
+    #[zeroize(skip)]
+    avx512: bool,
 }
 
 impl Stream {
@@ -197,7 +241,8 @@ impl Stream {
     /// # Safety
     /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-    pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32) -> Box<Stream> {
+    /// With `avx512`, the CPU must also support AVX-512F and AVX-512VL.
+    pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32, avx512: bool) -> Box<Stream> {
         let mut st = Box::new(Stream {
             cells: [[0; 16 + BATCH]; 2],
             cur: 0,
@@ -209,6 +254,7 @@ impl Stream {
             rs: [[0; 2]; BATCH],
             r1,
             r2,
+            avx512,
         });
         st.cells[0][..16].copy_from_slice(lfsr);
         for i in 0..BATCH {
@@ -293,8 +339,15 @@ impl Stream {
         while !out.is_empty() {
             let start = self.pos;
             let end = (start + out.len()).min(BATCH);
-            // SAFETY: features enabled on this function.
-            unsafe { self.run_f(start, end) };
+            // SAFETY: features enabled on this function; AVX-512F/VL were
+            // checked when `avx512` was set.
+            unsafe {
+                if self.avx512 {
+                    self.run_f::<true>(start, end)
+                } else {
+                    self.run_f::<false>(start, end)
+                }
+            };
             let (dst, rest) = out.split_at_mut(end - start);
             for (k, z) in dst.iter_mut().enumerate() {
                 let i = start + k;
@@ -314,7 +367,7 @@ impl Stream {
     /// F over words start..end of the current batch, advancing the LFSR of
     /// the next batch over the same indices.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-    unsafe fn run_f(&mut self, start: usize, end: usize) {
+    unsafe fn run_f<const AVX512: bool>(&mut self, start: usize, end: usize) {
         assert!(start <= end && end <= BATCH);
         let end = end.min(BATCH);
         let next = &mut self.cells[self.cur ^ 1];
@@ -343,7 +396,7 @@ impl Stream {
                 let w = _mm_add_epi32(r, _mm_cvtsi32_si128(self.x1[i] as i32));
                 _mm_storel_epi64(self.rs[i].as_mut_ptr().cast(), r);
                 let ci = _mm_castpd_si128(_mm_loaddup_pd(self.c[i].as_ptr().cast()));
-                r = f_core(&k, w, ci);
+                r = f_core::<AVX512>(&k, w, ci);
             }
             self.r1 = _mm_cvtsi128_si32(r) as u32;
             self.r2 = _mm_extract_epi32::<1>(r) as u32;
