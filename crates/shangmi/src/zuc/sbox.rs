@@ -11,7 +11,8 @@
 //!   lookup is a register shift, not a memory access.
 //! * S1 is affine-equivalent to field inversion (S1(x) = A·x⁻¹ + 0x55 in
 //!   GF(2⁸) mod x⁸+x⁷+x³+x+1). The SIMD backend computes it with AES-NI; the
-//!   portable path scans the whole table with masks, 8 entries per `u64`.
+//!   portable path inverts in a tower field GF((2⁴)²) with register-held
+//!   tables and masked GF(16) products, four bytes at a time.
 
 /// S0 of GB/T 33133.1-2016 (for tests; never indexed by secret data).
 #[cfg(test)]
@@ -32,7 +33,8 @@ pub(crate) const S0: [u8; 256] = [
     0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60,
 ];
 
-/// S1 of GB/T 33133.1-2016.
+/// S1 of GB/T 33133.1-2016 (for tests; never indexed by secret data).
+#[cfg(test)]
 pub(crate) const S1: [u8; 256] = [
     0x55, 0xc2, 0x63, 0x71, 0x3b, 0xc8, 0x47, 0x86, 0x9f, 0x3c, 0xda, 0x5b, 0x29, 0xaa, 0xfd, 0x77, 0x8c, 0xc5, 0x94,
     0x0c, 0xa6, 0x1a, 0x13, 0x00, 0xe3, 0xa8, 0x16, 0x72, 0x40, 0xf9, 0xf8, 0x42, 0x44, 0x26, 0x68, 0x96, 0x81, 0xd9,
@@ -89,35 +91,70 @@ pub(crate) fn s0(x: u32) -> u32 {
     ((y << 5) | (y >> 3)) & 0xff
 }
 
-const fn pack_s1() -> [u64; 32] {
-    let mut out = [0u64; 32];
-    let mut i = 0;
-    while i < 256 {
-        out[i / 8] |= (S1[i] as u64) << (8 * (i % 8));
-        i += 1;
-    }
-    out
+// S1 through a tower field: GF(2^8) mod 0x18B is mapped onto GF(16)[y]/(y² + y + 8)
+// with GF(16) = GF(2)[z]/(z⁴ + z + 1), where an inverse needs only GF(16)
+// arithmetic: (a·y + b)⁻¹ = (a·y + (a + b))·Δ⁻¹ with Δ = a²·8 + a·b + b².
+// The maps in and out (the latter including S1's matrix A) are linear, so
+// each is two 16-entry byte tables; all small tables live in registers
+// (`u128`/`u64`) and are read by shifting, never by indexing memory. The
+// constants were derived by a script from the S-box definition; the tests
+// check every input against the S1 table.
+
+/// The isomorphism into the tower field, on the low and the high nibble.
+const TOWER_IN_LO: u128 = 0xf1f075743839bcbd4c4dc8c985840100;
+const TOWER_IN_HI: u128 = 0xd32ffe0249b564984bb7669ad12dfc00;
+/// A · (the isomorphism back), on the low and the high nibble.
+const TOWER_OUT_LO: u128 = 0x2dbae1763aadf6614cdb80175bcc9700;
+const TOWER_OUT_HI: u128 = 0x98a7a49b2a151629b18e8db2033c3f00;
+/// n²·8, n² and n⁻¹ in GF(16), one nibble per entry.
+const GF16_SQ_LAMBDA: u64 = 0xf7914c2a5d3be680;
+const GF16_SQ: u64 = 0xabef98dc67235410;
+const GF16_INV: u64 = 0x834a5c2f67bde910;
+
+/// Entry `i & 15` of a 16-byte table held in a register.
+#[inline(always)]
+fn byte_of(table: u128, i: u32) -> u32 {
+    ((table >> (8 * (i & 15))) & 0xff) as u32
 }
 
-/// S1 packed eight entries per word for the masked scan.
-const S1_PACKED: [u64; 32] = pack_s1();
+/// Products in GF(16) of four nibble lanes at once (one nibble per byte of
+/// `a` and `b`), by shift-and-add with masks: constant time.
+#[inline(always)]
+fn gf16_mul_x4(mut a: u32, b: u32) -> u32 {
+    let mut r = 0;
+    for i in 0..4 {
+        r ^= a & (((b >> i) & 0x0101_0101) * 0x0f);
+        let carry = (a >> 3) & 0x0101_0101;
+        a = ((a << 1) & 0x0e0e_0e0e) ^ (carry * 3);
+    }
+    r
+}
 
-/// S1 of four bytes at once (the low byte of each input), constant time: every
-/// one of the 32 table words is read for every call and selected with a mask.
+/// Applies a nibble table to the four byte lanes of `x` (each < 16).
+#[inline(always)]
+fn nib_x4(table: u64, x: u32) -> u32 {
+    nib(table, x & 15) | nib(table, (x >> 8) & 15) << 8 | nib(table, (x >> 16) & 15) << 16 | nib(table, x >> 24) << 24
+}
+
+/// S1 of four bytes at once (the low byte of each input), constant time.
 #[inline(always)]
 pub(crate) fn s1x4(x: [u32; 4]) -> [u32; 4] {
-    let rows = x.map(|v| ((v >> 3) & 31) as u64);
-    let mut acc = [0u64; 4];
-    for (j, &word) in S1_PACKED.iter().enumerate() {
-        for k in 0..4 {
-            // all ones iff rows[k] == j (both < 32, so the xor is < 2^63)
-            let mask = ((rows[k] ^ j as u64).wrapping_sub(1) >> 63).wrapping_neg();
-            acc[k] |= word & mask;
-        }
+    // into the tower field: a (high nibbles) and b (low nibbles), one lane per input
+    let mut a = 0u32;
+    let mut b = 0u32;
+    for (k, &v) in x.iter().enumerate() {
+        let t = byte_of(TOWER_IN_LO, v & 15) ^ byte_of(TOWER_IN_HI, (v >> 4) & 15);
+        a |= (t >> 4) << (8 * k);
+        b |= (t & 15) << (8 * k);
     }
+    let delta = nib_x4(GF16_SQ_LAMBDA, a) ^ gf16_mul_x4(a, b) ^ nib_x4(GF16_SQ, b);
+    let dinv = nib_x4(GF16_INV, delta);
+    let ai = gf16_mul_x4(a, dinv);
+    let bi = gf16_mul_x4(a ^ b, dinv);
     let mut out = [0u32; 4];
-    for k in 0..4 {
-        out[k] = ((acc[k] >> (8 * (x[k] & 7))) & 0xff) as u32;
+    for (k, o) in out.iter_mut().enumerate() {
+        let (hi, lo) = ((ai >> (8 * k)) & 15, (bi >> (8 * k)) & 15);
+        *o = byte_of(TOWER_OUT_LO, lo) ^ byte_of(TOWER_OUT_HI, hi) ^ 0x55;
     }
     out
 }
@@ -144,7 +181,7 @@ mod tests {
     }
 
     #[test]
-    fn s1_scan_matches_table() {
+    fn s1_tower_matches_table() {
         for x in 0..256u32 {
             let y = s1x4([x, x ^ 0x5a, 255 - x, x.wrapping_mul(7)]);
             assert_eq!(y[0], S1[x as usize] as u32);
