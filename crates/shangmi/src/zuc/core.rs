@@ -210,8 +210,19 @@ impl State {
         for chunk in out.chunks_mut(BATCH) {
             let n = chunk.len();
             s[..16].copy_from_slice(&self.lfsr);
+            // s15 is chained through a register rather than re-read from the
+            // cell just stored (store-to-load forwarding would lengthen the chain).
+            let mut last = s[15] as u64;
             for i in 0..n {
-                s[16 + i] = lfsr_next(&s[i..i + 16], 0);
+                let v = (last << 15)
+                    + ((s[i + 13] as u64) << 17)
+                    + ((s[i + 10] as u64) << 21)
+                    + ((s[i + 4] as u64) << 20)
+                    + ((s[i] as u64) << 8)
+                    + s[i] as u64;
+                let v = (v & P) + (v >> 31);
+                last = (v & P) + (v >> 31);
+                s[16 + i] = last as u32;
             }
             f_batch_portable(&s[..16 + n], &mut self.r1, &mut self.r2, chunk);
             self.lfsr.copy_from_slice(&s[n..n + 16]);

@@ -30,8 +30,9 @@ use crate::{Error, Result};
 /// How the keystream generator and the MAC inner product are computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// Plain Rust: S0 from register-held 4-bit tables, S1 by a masked scan of
-    /// the whole table. Constant time, slow (tens of MB/s).
+    /// Plain Rust for any CPU: S0 from register-held 4-bit tables, S1 by
+    /// inversion in a tower field. Constant time; several times slower than
+    /// the SIMD backends (tens of MB/s).
     Portable,
     /// x86-64: S-boxes with AES-NI and `pshufb`, MAC with PCLMULQDQ.
     Simd,
