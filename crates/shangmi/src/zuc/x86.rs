@@ -74,6 +74,10 @@ struct FConsts {
     y3: __m128i,
     rot_l: __m128i,
     rot_r: __m128i,
+    r1: __m128i,
+    r2: __m128i,
+    r3: __m128i,
+    r4: __m128i,
 }
 
 impl FConsts {
@@ -111,6 +115,11 @@ impl FConsts {
                 y3: _mm_setr_epi8(0, 1, 6, 7, 3, 4, 5, 2, 0, 1, 6, 7, 3, 4, 5, 2), // (rol16 u, rol24 v)
                 rot_l: _mm_setr_epi32(2, 6, 2, 6),
                 rot_r: _mm_setr_epi32(30, 26, 30, 26),
+                // L1 rotates u by 2, 10, 18, 24; L2 rotates v by 8, 14, 22, 30.
+                r1: _mm_setr_epi32(2, 8, 2, 8),
+                r2: _mm_setr_epi32(10, 14, 10, 14),
+                r3: _mm_setr_epi32(18, 22, 18, 22),
+                r4: _mm_setr_epi32(24, 30, 24, 30),
             }
         }
     }
@@ -129,9 +138,13 @@ unsafe fn f_core<const AVX512: bool>(k: &FConsts, w: __m128i, c: __m128i) -> __m
     // AVX-512F/VL when AVX512 is set).
     unsafe {
         let l = if AVX512 {
-            let base = xor3_avx512(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1), c);
-            let y = xor3_avx512(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2), _mm_shuffle_epi8(w, k.y3));
-            _mm_xor_si128(base, rolv_avx512(y, k.rot_l))
+            // With rotations in one instruction, all four rotations of (u, v)
+            // cost less than the byte shuffles (which compete for one port).
+            let a = _mm_shuffle_epi8(w, k.q0);
+            _mm_xor_si128(
+                xor3_avx512(a, rolv_avx512(a, k.r1), rolv_avx512(a, k.r2)),
+                xor3_avx512(c, rolv_avx512(a, k.r3), rolv_avx512(a, k.r4)),
+            )
         } else {
             let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
             let y = _mm_xor_si128(
