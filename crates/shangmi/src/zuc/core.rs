@@ -171,20 +171,19 @@ impl State {
     /// 32 rounds in initialisation mode, then one round of work mode whose
     /// output is discarded (as the standard says).
     fn initialise(&mut self) {
-        let mut s = [0u32; 17];
-        for _ in 0..32 {
-            s[..16].copy_from_slice(&self.lfsr);
-            let x = bit_reorg(&s);
+        // The 33 new cells are appended to a linear buffer (no shifting).
+        let mut s = [0u32; 16 + 33];
+        s[..16].copy_from_slice(&self.lfsr);
+        for t in 0..33 {
+            let cells = &s[t..t + 16];
+            let x = bit_reorg(cells);
             let w = (x[0] ^ self.r1).wrapping_add(self.r2);
             (self.r1, self.r2) = self.f_update(x[1], x[2]);
-            s[16] = lfsr_next(&s, w >> 1);
-            self.lfsr.copy_from_slice(&s[1..17]);
+            // Initialisation mode feeds W >> 1 back; the last round is work mode.
+            let extra = if t < 32 { w >> 1 } else { 0 };
+            s[16 + t] = lfsr_next(cells, extra);
         }
-        s[..16].copy_from_slice(&self.lfsr);
-        let x = bit_reorg(&s);
-        (self.r1, self.r2) = self.f_update(x[1], x[2]);
-        s[16] = lfsr_next(&s, 0);
-        self.lfsr.copy_from_slice(&s[1..17]);
+        self.lfsr.copy_from_slice(&s[33..49]);
         s.zeroize();
     }
 

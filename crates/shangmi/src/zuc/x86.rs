@@ -29,7 +29,7 @@ use core::arch::x86_64::*;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::core::{lfsr_next, BATCH};
+use super::core::BATCH;
 
 const P1: [u8; 16] = [0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09];
 const P2: [u8; 16] = [0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02];
@@ -270,8 +270,19 @@ impl Stream {
             avx512,
         });
         st.cells[0][..16].copy_from_slice(lfsr);
+        let cells = &mut st.cells[0];
+        let mut last = cells[15] as u64;
         for i in 0..BATCH {
-            st.cells[0][16 + i] = lfsr_next(&st.cells[0][i..i + 16], 0);
+            // s15 chained through a register (see run_f)
+            let v = (last << 15)
+                + ((cells[i + 13] as u64) << 17)
+                + ((cells[i + 10] as u64) << 21)
+                + ((cells[i + 4] as u64) << 20)
+                + ((cells[i] as u64) << 8)
+                + cells[i] as u64;
+            let v = (v & 0x7fff_ffff) + (v >> 31);
+            last = (v & 0x7fff_ffff) + (v >> 31);
+            cells[16 + i] = last as u32;
         }
         // SAFETY: same features as this function.
         unsafe { st.start_batch() };
