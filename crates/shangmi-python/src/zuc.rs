@@ -1,5 +1,130 @@
-use pyo3::prelude::*;
+//! ZUC: ZUC-128/ZUC-256 keystream generators, 128-EEA3, 128-EIA3 and the
+//! ZUC-256 MAC. Argument conversion and GIL release only.
 
-pub(crate) fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use std::sync::{Mutex, MutexGuard};
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use shangmi::zuc;
+
+use crate::buffer::Bytes;
+use crate::errors::IntoPyResult;
+use crate::GIL_RELEASE_THRESHOLD;
+
+/// Runs `f` with the GIL released when the input is large enough to matter.
+fn maybe_detach<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= GIL_RELEASE_THRESHOLD {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A poisoned lock could only come from a panic in the core (a bug); the
+    // generator state is still consistent, so keep going.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A keystream generator behind `shangmi.zuc.ZUC128` / `ZUC256`.
+#[pyclass(name = "ZucKeystream", module = "shangmi._native", frozen)]
+struct ZucKeystream {
+    inner: Mutex<zuc::Keystream>,
+}
+
+#[pymethods]
+impl ZucKeystream {
+    #[staticmethod]
+    fn zuc128(key: Bytes<'_>, iv: Bytes<'_>) -> PyResult<Self> {
+        let ks = zuc::Keystream::zuc128(key.as_slice(), iv.as_slice()).py_err()?;
+        Ok(ZucKeystream { inner: Mutex::new(ks) })
+    }
+
+    #[staticmethod]
+    fn zuc256(key: Bytes<'_>, iv: Bytes<'_>) -> PyResult<Self> {
+        let ks = zuc::Keystream::zuc256(key.as_slice(), iv.as_slice()).py_err()?;
+        Ok(ZucKeystream { inner: Mutex::new(ks) })
+    }
+
+    /// The next `n` keystream bytes.
+    fn keystream<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
+        PyBytes::new_with(py, n, |out| {
+            maybe_detach(py, n, || lock(&self.inner).fill(out));
+            Ok(())
+        })
+    }
+
+    /// The next `n` keystream words (32-bit, big-endian reading of the bytes).
+    fn keystream_words(&self, py: Python<'_>, n: usize) -> Vec<u32> {
+        let mut words = vec![0u32; n];
+        maybe_detach(py, 4 * n, || lock(&self.inner).words(&mut words));
+        words
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (key, count, bearer, direction, data, length_bits=None))]
+fn zuc_eea3<'py>(
+    py: Python<'py>,
+    key: Bytes<'_>,
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: Bytes<'_>,
+    length_bits: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (key, data) = (key.as_slice(), data.as_slice());
+    let len = zuc::eea3_output_len(data.len(), length_bits).py_err()?;
+    PyBytes::new_with(py, len, |out| {
+        maybe_detach(py, len, || {
+            zuc::eea3_into(zuc::Backend::auto(), key, count, bearer, direction, data, length_bits, out)
+        })
+        .py_err()
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (key, count, bearer, direction, data, length_bits=None))]
+fn zuc_eia3<'py>(
+    py: Python<'py>,
+    key: Bytes<'_>,
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: Bytes<'_>,
+    length_bits: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (key, data) = (key.as_slice(), data.as_slice());
+    let mac = maybe_detach(py, data.len(), || zuc::eia3(key, count, bearer, direction, data, length_bits)).py_err()?;
+    Ok(PyBytes::new(py, &mac))
+}
+
+#[pyfunction]
+#[pyo3(signature = (key, iv, data, tag_bits=32, length_bits=None))]
+fn zuc256_mac<'py>(
+    py: Python<'py>,
+    key: Bytes<'_>,
+    iv: Bytes<'_>,
+    data: Bytes<'_>,
+    tag_bits: u32,
+    length_bits: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (key, iv, data) = (key.as_slice(), iv.as_slice(), data.as_slice());
+    let tag = maybe_detach(py, data.len(), || zuc::zuc256_mac(key, iv, data, tag_bits, length_bits)).py_err()?;
+    Ok(PyBytes::new(py, &tag))
+}
+
+/// The backend in use: "avx512", "simd" or "portable" (see SHANGMI_ZUC_BACKEND).
+#[pyfunction]
+fn zuc_backend() -> &'static str {
+    zuc::Backend::auto().name()
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ZucKeystream>()?;
+    m.add_function(wrap_pyfunction!(zuc_eea3, m)?)?;
+    m.add_function(wrap_pyfunction!(zuc_eia3, m)?)?;
+    m.add_function(wrap_pyfunction!(zuc256_mac, m)?)?;
+    m.add_function(wrap_pyfunction!(zuc_backend, m)?)?;
     Ok(())
 }

@@ -1,0 +1,237 @@
+//! ZUC against every entry of tests/vectors/zuc.json, on every backend this
+//! CPU can run.
+
+use serde_json::Value;
+use shangmi::zuc::{self, Backend, Keystream};
+
+fn vectors() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/zuc.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read zuc.json")).expect("parse zuc.json")
+}
+
+fn hx(v: &Value) -> Vec<u8> {
+    hex::decode(v.as_str().expect("hex string")).expect("valid hex")
+}
+
+fn int(v: &Value) -> u64 {
+    v.as_u64().expect("integer")
+}
+
+fn count(v: &Value) -> u64 {
+    u64::from_str_radix(v.as_str().expect("count hex"), 16).expect("count")
+}
+
+fn backends() -> Vec<Backend> {
+    let b = Backend::available();
+    #[cfg(target_arch = "x86_64")]
+    if std::env::var("CI").is_ok() {
+        // CI machines are x86-64 with AES-NI: the SIMD path must be tested there.
+        assert!(b.contains(&Backend::Simd), "SIMD backend unavailable");
+        if std::arch::is_x86_feature_detected!("avx512vl") {
+            assert!(b.contains(&Backend::Avx512), "AVX-512 backend unavailable");
+        }
+    }
+    b
+}
+
+#[test]
+fn zuc128_keystream() {
+    let v = vectors();
+    for backend in backends() {
+        for e in v["zuc128_keystream"].as_array().unwrap() {
+            let expected = hx(&e["keystream"]);
+            let mut ks = Keystream::zuc128_with_backend(&hx(&e["key"]), &hx(&e["iv"]), backend).unwrap();
+            let mut got = vec![0u8; expected.len()];
+            ks.fill(&mut got);
+            assert_eq!(got, expected, "{} on {backend:?}", e["id"]);
+            if let Some(z2000) = e.get("z2000") {
+                // z2000 is the 2000th word; we already have len/4 of them.
+                let mut words = vec![0u32; 2000 - expected.len() / 4];
+                ks.words(&mut words);
+                assert_eq!(words.last().unwrap().to_be_bytes().to_vec(), hx(z2000), "{} z2000", e["id"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn eea3_vectors_and_set5_both_forms() {
+    let v = vectors();
+    let mut cases: Vec<(String, Value, Vec<u8>, Vec<u8>)> = Vec::new();
+    for e in v["eea3"].as_array().unwrap() {
+        cases.push((e["id"].to_string(), e.clone(), hx(&e["plaintext"]), hx(&e["ciphertext"])));
+    }
+    let d = &v["source_disagreements"][0];
+    assert_eq!(d["vector"], "eea3-set5");
+    let set5 = v["eea3"].as_array().unwrap().iter().find(|e| e["id"] == "eea3-set5").unwrap().clone();
+    cases.push(("eea3-set5 (GmSSL form)".into(), set5, hx(&d["other_plaintext"]), hx(&d["other_ciphertext"])));
+    assert_eq!(cases.len(), 6);
+    for backend in backends() {
+        for (id, e, pt, ct) in &cases {
+            let len = int(&e["length_bits"]);
+            let args = (hx(&e["key"]), count(&e["count"]), int(&e["bearer"]) as u32, int(&e["direction"]) as u32);
+            let got = zuc::eea3_with_backend(backend, &args.0, args.1, args.2, args.3, pt, Some(len)).unwrap();
+            assert_eq!(got.len(), (len as usize).div_ceil(8));
+            // Only the first length_bits bits are part of the test; ours are zero beyond.
+            let mut want = ct[..got.len()].to_vec();
+            if len % 8 != 0 {
+                *want.last_mut().unwrap() &= 0xffu8 << (8 - len % 8);
+            }
+            assert_eq!(got, want, "{id} encrypt on {backend:?}");
+            let back = zuc::eea3_with_backend(backend, &args.0, args.1, args.2, args.3, ct, Some(len)).unwrap();
+            let mut pwant = pt[..back.len()].to_vec();
+            if len % 8 != 0 {
+                *pwant.last_mut().unwrap() &= 0xffu8 << (8 - len % 8);
+            }
+            assert_eq!(back, pwant, "{id} decrypt on {backend:?}");
+        }
+    }
+}
+
+#[test]
+fn eia3_vectors() {
+    let v = vectors();
+    let entries = v["eia3"].as_array().unwrap();
+    assert!(entries.iter().any(|e| int(&e["length_bits"]) % 8 != 0));
+    for backend in backends() {
+        for e in entries {
+            let mac = zuc::eia3_with_backend(
+                backend,
+                &hx(&e["key"]),
+                count(&e["count"]),
+                int(&e["bearer"]) as u32,
+                int(&e["direction"]) as u32,
+                &hx(&e["message"]),
+                Some(int(&e["length_bits"])),
+            )
+            .unwrap();
+            assert_eq!(mac.to_vec(), hx(&e["mac"]), "{} on {backend:?}", e["id"]);
+        }
+    }
+}
+
+fn zuc256_ivs(e: &Value) -> Vec<Vec<u8>> {
+    let mut ivs = Vec::new();
+    for f in ["iv_packed23", "iv25"] {
+        if let Some(iv) = e.get(f) {
+            ivs.push(hx(iv));
+        }
+    }
+    assert!(!ivs.is_empty());
+    ivs
+}
+
+#[test]
+fn zuc256_keystream() {
+    let v = vectors();
+    for backend in backends() {
+        for e in v["zuc256_keystream"].as_array().unwrap() {
+            for iv in zuc256_ivs(e) {
+                let mut ks = Keystream::zuc256_with_backend(&hx(&e["key"]), &iv, backend).unwrap();
+                if let Some(k) = e.get("keystream") {
+                    let expected = hx(k);
+                    let mut got = vec![0u8; expected.len()];
+                    ks.fill(&mut got);
+                    assert_eq!(got, expected, "{} on {backend:?}", e["id"]);
+                } else {
+                    // given as an encryption of zeros: ciphertext = plaintext ^ keystream
+                    let (pt, ct) = (hx(&e["plaintext"]), hx(&e["ciphertext"]));
+                    let mut got = vec![0u8; pt.len()];
+                    ks.fill(&mut got);
+                    let got: Vec<u8> = got.iter().zip(&pt).map(|(a, b)| a ^ b).collect();
+                    assert_eq!(got, ct, "{} on {backend:?}", e["id"]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn zuc256_macs() {
+    let v = vectors();
+    for backend in backends() {
+        for e in v["zuc256_mac"].as_array().unwrap() {
+            for iv in zuc256_ivs(e) {
+                let tag = zuc::zuc256_mac_with_backend(
+                    backend,
+                    &hx(&e["key"]),
+                    &iv,
+                    &hx(&e["message"]),
+                    int(&e["tag_bits"]) as u32,
+                    Some(int(&e["length_bits"])),
+                )
+                .unwrap();
+                assert_eq!(tag, hx(&e["tag"]), "{} on {backend:?}", e["id"]);
+            }
+        }
+    }
+}
+
+/// Backends agree on long, odd-sized inputs (chunk boundaries of the batch
+/// generator and of the MAC's sliding keystream buffer).
+#[test]
+fn backends_agree_on_long_inputs() {
+    let backends = backends();
+    let data: Vec<u8> = (0..70_001u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let key = [7u8; 16];
+    for len in [0u64, 1, 31, 32, 33, 8 * 4095 + 5, 8 * 70_001] {
+        let outs: Vec<_> = backends
+            .iter()
+            .map(|&b| {
+                (
+                    zuc::eea3_with_backend(b, &key, 0x1234_5678, 3, 1, &data, Some(len)).unwrap(),
+                    zuc::eia3_with_backend(b, &key, 0x1234_5678, 3, 1, &data, Some(len)).unwrap(),
+                    zuc::zuc256_mac_with_backend(b, &[9u8; 32], &[1u8; 23], &data, 128, Some(len)).unwrap(),
+                )
+            })
+            .collect();
+        for o in &outs[1..] {
+            assert_eq!(o, &outs[0], "length {len}");
+        }
+    }
+}
+
+#[test]
+fn chunked_keystream_equals_one_shot() {
+    for backend in backends() {
+        let mut one = Keystream::zuc128_with_backend(&[1; 16], &[2; 16], backend).unwrap();
+        let mut whole = vec![0u8; 5000];
+        one.fill(&mut whole);
+        let mut parts = Keystream::zuc128_with_backend(&[1; 16], &[2; 16], backend).unwrap();
+        let mut got = Vec::new();
+        for (i, n) in [1usize, 3, 4, 5, 0, 7, 1024, 2, 1, 1, 1000].iter().cycle().enumerate() {
+            if got.len() >= whole.len() {
+                break;
+            }
+            let n = (*n + i % 3).min(whole.len() - got.len());
+            let mut buf = vec![0u8; n];
+            parts.fill(&mut buf);
+            got.extend_from_slice(&buf);
+        }
+        assert_eq!(got, whole);
+    }
+}
+
+#[test]
+fn bad_parameters_are_rejected() {
+    let k = [0u8; 16];
+    let err = |r: shangmi::Result<Vec<u8>>| match r {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("accepted"),
+    };
+    assert_eq!(err(zuc::eea3(&k, 0, 40, 0, b"x", None)), "bearer must be < 32, got 40");
+    assert_eq!(err(zuc::eea3(&k, 0, 1, 2, b"x", None)), "direction must be 0 or 1, got 2");
+    assert_eq!(err(zuc::eea3(&k, 1 << 32, 1, 0, b"x", None)), "count must be < 2^32, got 4294967296");
+    assert_eq!(err(zuc::eea3(&k, 0, 1, 0, b"x", Some(9))), "length_bits must be at most 8 * len(data) = 8, got 9");
+    assert_eq!(err(zuc::eea3(&k[..15], 0, 1, 0, b"x", None)), "128-EEA3 key must be 16 bytes, got 15");
+    assert!(zuc::eia3(&k, 0, 32, 0, b"x", None).is_err());
+    assert!(zuc::zuc256_mac(&[0; 32], &[0; 23], b"", 48, None).is_err());
+    let mut iv = [0u8; 25];
+    iv[20] = 64;
+    assert_eq!(
+        err(zuc::zuc256_mac(&[0; 32], &iv, b"", 32, None)),
+        "ZUC-256 IV byte 20 must be a 6-bit value (< 64), got 64"
+    );
+    assert!(Keystream::zuc256(&[0; 32], &[0; 24]).is_err());
+    assert!(Keystream::zuc128(&[0; 16], &[0; 15]).is_err());
+}

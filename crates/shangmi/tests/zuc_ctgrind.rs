@@ -1,0 +1,40 @@
+//! Runs the ZUC constant-time check (examples/zuc_ctgrind.rs) under Valgrind
+//! when it is installed: no secret-dependent branch or address may be found,
+//! and the deliberately leaky variant must be caught.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn example() -> Option<PathBuf> {
+    // target/<profile>/deps/<this test> -> target/<profile>/examples/zuc_ctgrind
+    let exe = std::env::current_exe().ok()?;
+    let path = exe.parent()?.parent()?.join("examples").join("zuc_ctgrind");
+    path.exists().then_some(path)
+}
+
+fn valgrind(args: &[&str]) -> Option<i32> {
+    let out = Command::new("valgrind")
+        .args(["--error-exitcode=42", "--quiet", "--track-origins=no"])
+        .args(args)
+        .output()
+        .ok()?;
+    if out.status.code() != Some(0) {
+        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+    out.status.code()
+}
+
+#[test]
+fn zuc_is_constant_time_under_valgrind() {
+    let Some(bin) = example() else {
+        eprintln!("skipped: examples/zuc_ctgrind not built (cargo test builds it)");
+        return;
+    };
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        eprintln!("skipped: valgrind not installed");
+        return;
+    }
+    let bin = bin.to_str().unwrap();
+    assert_eq!(valgrind(&[bin]), Some(0), "secret-dependent branch or memory access in ZUC");
+    assert_eq!(valgrind(&[bin, "--leak"]), Some(42), "the check failed to catch a deliberate leak");
+}
