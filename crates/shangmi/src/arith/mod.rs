@@ -281,6 +281,7 @@ pub fn final_sub(r: Limbs, carry: u64, m: &Limbs) -> Limbs {
 
 /// An element of Z/MZ in Montgomery form.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct Fe<M: Modulus>(pub(crate) Limbs, PhantomData<M>);
 
 impl<M: Modulus> core::fmt::Debug for Fe<M> {
