@@ -232,6 +232,13 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
         mont_reduce_generic(t, &Self::M, Self::M_INV)
     }
 
+    /// x⁻¹ (0 ↦ 0) in constant time: Fermat x^(M−2) with a 4-bit window
+    /// unless a modulus supplies a shorter addition chain.
+    #[inline]
+    fn invert(x: &Fe<Self>) -> Fe<Self> {
+        x.pow_public_exp(&Self::M_MINUS_2)
+    }
+
     /// a·b·R⁻¹ mod M (product then reduction unless overridden).
     #[inline(always)]
     fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
@@ -445,7 +452,7 @@ impl<M: Modulus> Fe<M> {
 
     /// Multiplicative inverse by Fermat (self^(M−2)); constant time; 0 ↦ 0.
     pub fn invert(&self) -> Self {
-        self.pow_public_exp(&M::M_MINUS_2)
+        M::invert(self)
     }
 
     /// Inverse with a variable-time binary extended GCD: only for public data.
