@@ -232,6 +232,13 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
         mont_reduce_generic(t, &Self::M, Self::M_INV)
     }
 
+    /// x⁻¹ (0 ↦ 0) in constant time: Fermat x^(M−2) with a 4-bit window
+    /// unless a modulus supplies a shorter addition chain.
+    #[inline]
+    fn invert(x: &Fe<Self>) -> Fe<Self> {
+        x.pow_public_exp(&Self::M_MINUS_2)
+    }
+
     /// a·b·R⁻¹ mod M (product then reduction unless overridden).
     #[inline(always)]
     fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
@@ -281,6 +288,7 @@ pub fn final_sub(r: Limbs, carry: u64, m: &Limbs) -> Limbs {
 
 /// An element of Z/MZ in Montgomery form.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct Fe<M: Modulus>(pub(crate) Limbs, PhantomData<M>);
 
 impl<M: Modulus> core::fmt::Debug for Fe<M> {
@@ -444,7 +452,7 @@ impl<M: Modulus> Fe<M> {
 
     /// Multiplicative inverse by Fermat (self^(M−2)); constant time; 0 ↦ 0.
     pub fn invert(&self) -> Self {
-        self.pow_public_exp(&M::M_MINUS_2)
+        M::invert(self)
     }
 
     /// Inverse with a variable-time binary extended GCD: only for public data.

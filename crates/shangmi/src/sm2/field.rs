@@ -49,6 +49,34 @@ impl Modulus for Sm2P {
         final_sub([s0, s1, s2, s3], c + carry, &Self::M)
     }
 
+    /// x^(p−2) by an addition chain: 256 squarings and 16 multiplications
+    /// (the generic 4-bit window needs 256 + 64). p − 2 in binary is
+    /// 1^31 0 1^128 0^32 1^62 0 1, built from x_k = x^(2^k − 1).
+    fn invert(x: &Fp) -> Fp {
+        let x1 = *x;
+        let x2 = x1.square().mul(&x1);
+        let x3 = x2.square().mul(&x1);
+        let x6 = x3.square_n(3).mul(&x3);
+        let x12 = x6.square_n(6).mul(&x6);
+        let x24 = x12.square_n(12).mul(&x12);
+        let x30 = x24.square_n(6).mul(&x6);
+        let x31 = x30.square().mul(&x1);
+        let x32 = x31.square().mul(&x1);
+        // 1^31 0
+        let mut t = x31.square();
+        // 1^128
+        for _ in 0..4 {
+            t = t.square_n(32).mul(&x32);
+        }
+        // 0^32
+        t = t.square_n(32);
+        // 1^62 = 1^32 1^30
+        t = t.square_n(32).mul(&x32);
+        t = t.square_n(30).mul(&x30);
+        // 0 1
+        t.square_n(2).mul(&x1)
+    }
+
     /// Interleaved (CIOS) multiplication with the same multiplication-free
     /// reduction step after each row: a 6-word accumulator instead of an
     /// 8-word product keeps everything in registers.

@@ -83,11 +83,34 @@ fn scan_portable(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
     acc
 }
 
-/// The same loop compiled for AVX2 (LLVM vectorises it).
+/// The scan with AVX2: one entry (x‖y, 64 bytes) is two 256-bit loads, each
+/// ANDed with the broadcast mask and ORed into the accumulators.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn scan_avx2(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
-    scan_portable(entries, masks)
+    use core::arch::x86_64::*;
+    const _: () = assert!(core::mem::size_of::<Affine>() == 64);
+    let mut ax = _mm256_setzero_si256();
+    let mut ay = _mm256_setzero_si256();
+    for (e, m) in entries.iter().zip(masks.iter()) {
+        let mv = _mm256_set1_epi64x(m.wrapping_neg() as i64);
+        // SAFETY: `e` is a valid 64-byte Affine (two [u64; 4]); unaligned
+        // 32-byte loads of its two halves stay inside it.
+        let (x, y) = unsafe {
+            let p = e as *const Affine as *const __m256i;
+            (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
+        };
+        ax = _mm256_or_si256(ax, _mm256_and_si256(x, mv));
+        ay = _mm256_or_si256(ay, _mm256_and_si256(y, mv));
+    }
+    let mut out = [0u64; 8];
+    // SAFETY: `out` is 64 bytes; two unaligned 32-byte stores fill it.
+    unsafe {
+        let p = out.as_mut_ptr() as *mut __m256i;
+        _mm256_storeu_si256(p, ax);
+        _mm256_storeu_si256(p.add(1), ay);
+    }
+    out
 }
 
 #[inline(always)]

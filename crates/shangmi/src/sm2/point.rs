@@ -12,6 +12,8 @@ use zeroize::Zeroize;
 
 /// An affine point, never the point at infinity.
 #[derive(Clone, Copy, Debug, Default)]
+// C layout: x then y, 64 bytes, which the AVX2 table scan relies on.
+#[repr(C)]
 pub struct Affine {
     pub x: Fp,
     pub y: Fp,
