@@ -95,7 +95,7 @@ class _Keyed:
     def __repr__(self) -> str:
         return f"<shangmi.sm4.{type(self).__name__} object>"
 
-    def __reduce__(self) -> object:
+    def __reduce__(self) -> str:
         # A key object never crosses a process boundary by accident.
         raise TypeError(f"{type(self).__name__} objects hold a secret key and cannot be pickled")
 
@@ -294,7 +294,7 @@ class SM4GCM:
         """Tag length in bytes."""
         return self._tag_length
 
-    def __reduce__(self) -> object:
+    def __reduce__(self) -> str:
         raise TypeError("SM4GCM objects hold a secret key and cannot be pickled")
 
     def encrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
@@ -336,7 +336,7 @@ class SM4CCM:
         """Tag length in bytes."""
         return self._tag_length
 
-    def __reduce__(self) -> object:
+    def __reduce__(self) -> str:
         raise TypeError("SM4CCM objects hold a secret key and cannot be pickled")
 
     def encrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
@@ -374,7 +374,7 @@ class SM4XTS:
         """``"gb"`` or ``"ieee"``."""
         return self._standard
 
-    def __reduce__(self) -> object:
+    def __reduce__(self) -> str:
         raise TypeError("SM4XTS objects hold a secret key and cannot be pickled")
 
     def encrypt(self, tweak: Buffer, data: Buffer) -> bytes:
