@@ -23,9 +23,11 @@ Streaming (for data that does not fit in memory), shaped like pyca's
 ``CipherContext``: ``SM4CBC.encryptor(iv)``, ``.decryptor(iv)``,
 ``SM4CTR.encryptor(iv)``, ``SM4GCM.encryptor(nonce, aad)`` (its
 ``finalize()`` returns ``b""`` and sets ``.tag``) and
-``SM4GCM.decryptor(nonce, tag, aad)`` (the tag is given up front; its
-``finalize()`` raises :class:`shangmi.InvalidTag` on mismatch, and the
-plaintext returned by ``update()`` must be discarded in that case).
+``SM4GCM.decryptor(nonce, tag, aad)`` (tag given up front, checked by
+``finalize()``) or ``SM4GCM.decryptor(nonce, aad=aad)`` then
+``finalize_with_tag(tag)`` when the tag trails the stream. Both raise
+:class:`shangmi.InvalidTag` on mismatch, and the plaintext returned by
+``update()`` must be discarded in that case.
 
 Backends: AES-NI with AVX-512 on x86-64 CPUs that have them, otherwise a
 constant-time portable implementation; ``backend()`` says which one runs, and
@@ -270,8 +272,14 @@ class GCMDecryptionContext(CipherContext):
     __slots__ = ()
 
     def finalize(self) -> bytes:
-        """Check the tag (constant time); returns ``b""`` or raises InvalidTag."""
+        """Check the tag given to ``decryptor()``; returns ``b""`` or raises InvalidTag."""
         return self._s.finalize()
+
+    def finalize_with_tag(self, tag: Buffer) -> bytes:
+        """Check ``tag`` (for decryptors created with ``tag=None``, e.g. when the
+        tag trails the ciphertext in a stream); returns ``b""`` or raises InvalidTag."""
+        require_bytes(tag, "tag")
+        return self._s.finalize_with_tag(tag)
 
 
 class SM4GCM:
@@ -314,10 +322,14 @@ class SM4GCM:
         require_bytes(nonce, "nonce")
         return GCMEncryptionContext(self._g.encryptor(nonce, _aad(aad)))
 
-    def decryptor(self, nonce: Buffer, tag: Buffer, aad: Optional[Buffer] = None) -> GCMDecryptionContext:
-        """Streaming decryption against ``tag``; ``finalize()`` verifies it."""
+    def decryptor(
+        self, nonce: Buffer, tag: Optional[Buffer] = None, aad: Optional[Buffer] = None
+    ) -> GCMDecryptionContext:
+        """Streaming decryption. Give ``tag`` here and call ``finalize()``, or
+        leave it ``None`` and call ``finalize_with_tag(tag)`` at the end."""
         require_bytes(nonce, "nonce")
-        require_bytes(tag, "tag")
+        if tag is not None:
+            require_bytes(tag, "tag")
         return GCMDecryptionContext(self._g.decryptor(nonce, tag, _aad(aad)))
 
 

@@ -165,7 +165,8 @@ enum Stream {
     CbcDec(sm4::CbcDecryptor),
     Ctr(sm4::CtrStream),
     GcmEnc(sm4::GcmEncryptor),
-    GcmDec(sm4::GcmDecryptor, Vec<u8>),
+    /// The tag, when given at creation (else `finalize_with_tag` supplies it).
+    GcmDec(sm4::GcmDecryptor, Option<Vec<u8>>),
 }
 
 /// A streaming context (CBC, CTR, GCM); `finalize` may be called once.
@@ -217,12 +218,34 @@ impl Sm4Stream {
             Stream::CbcDec(e) => e.finalize().py_err()?,
             Stream::Ctr(_) => Vec::new(),
             Stream::GcmEnc(e) => e.finalize(),
-            Stream::GcmDec(e, tag) => {
+            Stream::GcmDec(e, Some(tag)) => {
                 e.finalize(&tag).py_err()?;
                 Vec::new()
             }
+            Stream::GcmDec(e, None) => {
+                // Put it back: the caller can still call finalize_with_tag.
+                *lock(&self.inner) = Some(Stream::GcmDec(e, None));
+                return Err(invalid("this GCM decryptor was created without a tag: call finalize_with_tag(tag)"));
+            }
         };
         Ok(PyBytes::new(py, &out))
+    }
+
+    /// GCM decryption only: checks `tag` (constant time) and ends the stream.
+    fn finalize_with_tag<'py>(&self, py: Python<'py>, tag: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut guard = lock(&self.inner);
+        match guard.take() {
+            Some(Stream::GcmDec(e, None)) => {
+                drop(guard);
+                e.finalize(tag.as_slice()).py_err()?;
+                Ok(PyBytes::new(py, b""))
+            }
+            Some(other) => {
+                *guard = Some(other);
+                Err(invalid("finalize_with_tag is only for GCM decryptors created without a tag"))
+            }
+            None => Err(finalized()),
+        }
     }
 }
 
@@ -283,13 +306,17 @@ impl Sm4Gcm {
         Ok(Sm4Stream::new(Stream::GcmEnc(self.g.encryptor(nonce.as_slice(), aad.as_slice()).py_err()?)))
     }
 
-    fn decryptor(&self, nonce: Bytes<'_>, tag: Bytes<'_>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
-        let tag = tag.as_slice();
-        if tag.len() != self.g.tag_len() {
-            return Err(invalid(format!("GCM tag must be {} bytes, got {}", self.g.tag_len(), tag.len())));
-        }
+    #[pyo3(signature = (nonce, tag, aad))]
+    fn decryptor(&self, nonce: Bytes<'_>, tag: Option<Bytes<'_>>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
+        let tag = match tag {
+            Some(t) if t.as_slice().len() != self.g.tag_len() => {
+                return Err(invalid(format!("GCM tag must be {} bytes, got {}", self.g.tag_len(), t.as_slice().len())));
+            }
+            Some(t) => Some(t.as_slice().to_vec()),
+            None => None,
+        };
         let d = self.g.decryptor(nonce.as_slice(), aad.as_slice()).py_err()?;
-        Ok(Sm4Stream::new(Stream::GcmDec(d, tag.to_vec())))
+        Ok(Sm4Stream::new(Stream::GcmDec(d, tag)))
     }
 }
 
