@@ -122,12 +122,13 @@ fn transpose(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> [__m512i; 4] {
     ]
 }
 
-/// Runs the 32 rounds on 16 blocks (256 bytes) in place.
+/// Loads 16 blocks and transposes them into word-sliced form.
 #[inline]
-#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
-    let p = buf.as_mut_ptr();
-    // SAFETY: `buf` is 256 bytes: four unaligned 64-byte loads fit.
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load16(buf: &[u8], k: &K512) -> [__m512i; 4] {
+    assert!(buf.len() >= 256);
+    let p = buf.as_ptr();
+    // SAFETY: at least 256 readable bytes (checked above); unaligned loads.
     let (a, b, c, d) = unsafe {
         (
             _mm512_loadu_si512(p.cast()),
@@ -137,17 +138,18 @@ fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
         )
     };
     let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
-    let [mut x0, mut x1, mut x2, mut x3] = transpose(sw(a), sw(b), sw(c), sw(d));
-    for r in rk.chunks_exact(4) {
-        let key = |i: usize| _mm512_set1_epi32(r[i] as i32);
-        x0 = _mm512_xor_si512(x0, t512(_mm512_ternarylogic_epi32::<0x96>(x1, x2, _mm512_xor_si512(x3, key(0))), k));
-        x1 = _mm512_xor_si512(x1, t512(_mm512_ternarylogic_epi32::<0x96>(x2, x3, _mm512_xor_si512(x0, key(1))), k));
-        x2 = _mm512_xor_si512(x2, t512(_mm512_ternarylogic_epi32::<0x96>(x3, x0, _mm512_xor_si512(x1, key(2))), k));
-        x3 = _mm512_xor_si512(x3, t512(_mm512_ternarylogic_epi32::<0x96>(x0, x1, _mm512_xor_si512(x2, key(3))), k));
-    }
-    // The output block is (X35, X34, X33, X32): words in reverse order.
-    let [a, b, c, d] = transpose(x3, x2, x1, x0);
-    // SAFETY: as for the loads above.
+    transpose(sw(a), sw(b), sw(c), sw(d))
+}
+
+/// Writes the output block (X35, X34, X33, X32) of 16 blocks back.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn store16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
+    assert!(buf.len() >= 256);
+    let [a, b, c, d] = transpose(x[3], x[2], x[1], x[0]);
+    let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
+    let p = buf.as_mut_ptr();
+    // SAFETY: at least 256 writable bytes (checked above).
     unsafe {
         _mm512_storeu_si512(p.cast(), sw(a));
         _mm512_storeu_si512(p.add(64).cast(), sw(b));
@@ -156,15 +158,126 @@ fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
     }
 }
 
+/// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`.
+macro_rules! round {
+    ($x:ident, $i:expr, $key:expr, $k:expr) => {
+        $x[$i] = _mm512_xor_si512(
+            $x[$i],
+            t512(
+                _mm512_ternarylogic_epi32::<0x96>(
+                    $x[($i + 1) % 4],
+                    $x[($i + 2) % 4],
+                    _mm512_xor_si512($x[($i + 3) % 4], $key),
+                ),
+                $k,
+            ),
+        );
+    };
+}
+
+/// Runs the 32 rounds on 16 blocks (256 bytes) in place.
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn crypt16(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
+    let mut x = load16(buf, k);
+    for r in rk.chunks_exact(4) {
+        for i in 0..4 {
+            let key = _mm512_set1_epi32(r[i] as i32);
+            round!(x, i, key, k);
+        }
+    }
+    store16(x, buf, k);
+}
+
+/// Runs the 32 rounds on 32 blocks (512 bytes) in place: two independent
+/// groups interleaved, so one group's S-box latency hides behind the other's.
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn crypt32(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
+    let (lo, hi) = buf.split_at_mut(256);
+    let mut x = load16(lo, k);
+    let mut y = load16(hi, k);
+    for r in rk.chunks_exact(4) {
+        for i in 0..4 {
+            let key = _mm512_set1_epi32(r[i] as i32);
+            round!(x, i, key, k);
+            round!(y, i, key, k);
+        }
+    }
+    store16(x, lo, k);
+    store16(y, hi, k);
+}
+
+/// Transposes 16 word-sliced keystream blocks back and XORs them into `buf`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn xor16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
+    assert!(buf.len() >= 256);
+    let [a, b, c, d] = transpose(x[3], x[2], x[1], x[0]);
+    let p = buf.as_mut_ptr();
+    for (i, v) in [a, b, c, d].into_iter().enumerate() {
+        let v = _mm512_shuffle_epi8(v, k.bswap);
+        // SAFETY: at least 256 bytes (checked above); 64-byte pieces at i*64.
+        unsafe {
+            let q = p.add(64 * i).cast();
+            _mm512_storeu_si512(q, _mm512_xor_si512(v, _mm512_loadu_si512(q)));
+        }
+    }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+    let k = consts512();
+    // Dword 4L + m of a transposed register belongs to block 4m + L.
+    let idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    let sixteen = _mm512_set1_epi32(16);
+    let fixed =
+        [_mm512_set1_epi32(prefix[0] as i32), _mm512_set1_epi32(prefix[1] as i32), _mm512_set1_epi32(prefix[2] as i32)];
+    let mut c = _mm512_add_epi32(_mm512_set1_epi32(ctr as i32), idx);
+    let mut done = 0;
+    for g in data.chunks_exact_mut(512) {
+        let mut x = [fixed[0], fixed[1], fixed[2], c];
+        let mut y = [fixed[0], fixed[1], fixed[2], _mm512_add_epi32(c, sixteen)];
+        c = _mm512_add_epi32(c, _mm512_add_epi32(sixteen, sixteen));
+        for r in rk.chunks_exact(4) {
+            for i in 0..4 {
+                let key = _mm512_set1_epi32(r[i] as i32);
+                round!(x, i, key, &k);
+                round!(y, i, key, &k);
+            }
+        }
+        let (lo, hi) = g.split_at_mut(256);
+        xor16(x, lo, &k);
+        xor16(y, hi, &k);
+        done += 512;
+    }
+    done
+}
+
+/// CTR with a 32-bit counter: XORs into `data` the keystream of the blocks
+/// `prefix || ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32),
+/// over whole 512-byte groups only. Returns the bytes processed.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn ctr32_xor(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { ctr32_xor_impl(rk, prefix, ctr, data) }
+}
+
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
     let k = consts512();
-    let mut groups = data.chunks_exact_mut(256);
-    for g in &mut groups {
-        let g: &mut [u8; 256] = g.try_into().expect("chunks_exact gives 256 bytes");
-        crypt16(rk, g, &k);
+    let mut pairs = data.chunks_exact_mut(512);
+    for g in &mut pairs {
+        crypt32(rk, g, &k);
     }
-    let rest = groups.into_remainder();
+    let mut rest = pairs.into_remainder();
+    if rest.len() >= 256 {
+        let (g, r) = rest.split_at_mut(256);
+        crypt16(rk, g, &k);
+        rest = r;
+    }
     if !rest.is_empty() {
         let mut buf = [0u8; 256];
         buf[..rest.len()].copy_from_slice(rest);

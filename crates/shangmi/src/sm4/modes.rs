@@ -260,14 +260,6 @@ impl Drop for CbcDecryptor {
     }
 }
 
-/// Fills `out` (whole blocks) with consecutive big-endian counter blocks.
-fn fill_counters(ctr: &mut u128, out: &mut [u8]) {
-    for b in out.chunks_exact_mut(BLOCK_SIZE) {
-        b.copy_from_slice(&ctr.to_be_bytes());
-        *ctr = ctr.wrapping_add(1);
-    }
-}
-
 /// CTR keystream generator with a full 128-bit big-endian counter; usable
 /// as a streaming context (any chunk sizes) or one-shot.
 #[derive(Debug, Clone)]
@@ -293,16 +285,9 @@ impl CtrStream {
             self.used += 1;
             data = &mut data[1..];
         }
-        let mut ks = [0u8; CHUNK];
         let whole = data.len() - data.len() % BLOCK_SIZE;
         let (body, tail) = data.split_at_mut(whole);
-        for chunk in body.chunks_mut(CHUNK) {
-            let ks = &mut ks[..chunk.len()];
-            fill_counters(&mut self.counter, ks);
-            self.cipher.encrypt_blocks(ks);
-            xor_in(chunk, ks);
-        }
-        ks.zeroize();
+        self.counter = self.cipher.ctr128_xor(self.counter, body);
         if !tail.is_empty() {
             self.ks = self.counter.to_be_bytes();
             self.counter = self.counter.wrapping_add(1);
