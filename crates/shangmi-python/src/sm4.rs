@@ -80,12 +80,14 @@ impl Sm4Cipher {
 
     fn ecb_encrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: bool) -> PyResult<Bound<'py, PyBytes>> {
         let d = data.as_slice();
-        vec_result(py, d.len(), || sm4::ecb_encrypt(&self.c, d, padding))
+        let n = sm4::encrypted_len(d.len(), padding).py_err()?;
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ecb_encrypt_into(&self.c, d, padding, out)).py_err())
     }
 
     fn ecb_decrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: bool) -> PyResult<Bound<'py, PyBytes>> {
         let d = data.as_slice();
-        vec_result(py, d.len(), || sm4::ecb_decrypt(&self.c, d, padding))
+        let n = sm4::decrypted_len(&self.c, None, d, padding).py_err()?;
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ecb_decrypt_into(&self.c, d, out)).py_err())
     }
 
     fn cbc_encrypt<'py>(
@@ -97,7 +99,10 @@ impl Sm4Cipher {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
         let d = data.as_slice();
-        vec_result(py, d.len(), || sm4::cbc_encrypt_with(&self.c, &iv, d, padding))
+        let n = sm4::encrypted_len(d.len(), padding).py_err()?;
+        PyBytes::new_with(py, n, |out| {
+            maybe_detach(py, n, || sm4::cbc_encrypt_into(&self.c, &iv, d, padding, out)).py_err()
+        })
     }
 
     fn cbc_decrypt<'py>(
@@ -109,7 +114,8 @@ impl Sm4Cipher {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
         let d = data.as_slice();
-        vec_result(py, d.len(), || sm4::cbc_decrypt_with(&self.c, &iv, d, padding))
+        let n = sm4::decrypted_len(&self.c, Some(&iv), d, padding).py_err()?;
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::cbc_decrypt_into(&self.c, &iv, d, out)).py_err())
     }
 
     fn ctr<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {

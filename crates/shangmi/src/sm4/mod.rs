@@ -32,8 +32,9 @@ use zeroize::Zeroize;
 pub use ccm::Ccm;
 pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
 pub use modes::{
-    cbc_decrypt_with, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place, ctr_apply_in_place, ecb_decrypt,
-    ecb_encrypt, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
+    cbc_decrypt_into, cbc_decrypt_with, cbc_encrypt_into, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place,
+    ctr_apply_in_place, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into, encrypted_len,
+    ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
 };
 
 use crate::{Error, Result};
@@ -191,6 +192,9 @@ impl Sm4 {
             let done = unsafe { aesni::ctr32_xor(&self.enc, [w(0), w(1), w(2)], ctr, data) };
             ctr = ctr.wrapping_add((done / BLOCK_SIZE) as u32);
             data = &mut data[done..];
+        }
+        if data.is_empty() {
+            return ctr;
         }
         let mut ks = [0u8; modes::CHUNK];
         for chunk in data.chunks_mut(modes::CHUNK) {

@@ -157,6 +157,107 @@ pub fn cbc_decrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> R
     }
 }
 
+/// Output length of ECB/CBC encryption: whole blocks, plus PKCS#7 padding
+/// (always 1..=16 bytes) when `padding`.
+pub fn encrypted_len(len: usize, padding: bool) -> Result<usize> {
+    if padding {
+        Ok(len - len % BLOCK_SIZE + BLOCK_SIZE)
+    } else if len % BLOCK_SIZE != 0 {
+        Err(not_whole_blocks(len))
+    } else {
+        Ok(len)
+    }
+}
+
+fn pad_into(data: &[u8], out: &mut [u8]) {
+    out[..data.len()].copy_from_slice(data);
+    let n = (out.len() - data.len()) as u8;
+    out[data.len()..].fill(n);
+}
+
+/// ECB encryption into `out`, which must be `encrypted_len(data.len(), padding)` bytes.
+pub fn ecb_encrypt_into(c: &Sm4, data: &[u8], padding: bool, out: &mut [u8]) -> Result<()> {
+    if out.len() != encrypted_len(data.len(), padding)? {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    pad_into(data, out);
+    c.encrypt_blocks(out);
+    Ok(())
+}
+
+/// CBC encryption into `out`, which must be `encrypted_len(data.len(), padding)` bytes.
+pub fn cbc_encrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool, out: &mut [u8]) -> Result<()> {
+    if out.len() != encrypted_len(data.len(), padding)? {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    pad_into(data, out);
+    let mut chain = *iv;
+    cbc_encrypt_blocks(c, &mut chain, out);
+    Ok(())
+}
+
+/// Plaintext length of an ECB (`iv = None`) or CBC ciphertext: with
+/// `padding`, decrypts the last block alone and checks its PKCS#7 padding in
+/// constant time. Pair with [`ecb_decrypt_into`] / [`cbc_decrypt_into`].
+pub fn decrypted_len(c: &Sm4, iv: Option<&[u8; 16]>, data: &[u8], padding: bool) -> Result<usize> {
+    check_ciphertext(data.len(), padding)?;
+    if !padding {
+        return Ok(data.len());
+    }
+    let n = data.len();
+    let mut last = [0u8; 16];
+    last.copy_from_slice(&data[n - BLOCK_SIZE..]);
+    c.decrypt_block(&mut last);
+    if let Some(iv) = iv {
+        let prev = if n >= 2 * BLOCK_SIZE { &data[n - 2 * BLOCK_SIZE..n - BLOCK_SIZE] } else { &iv[..] };
+        xor_in(&mut last, prev);
+    }
+    let r = padding_len(&last);
+    last.zeroize();
+    Ok(n - r?)
+}
+
+/// ECB decryption into `out` (its length from [`decrypted_len`]): the
+/// padding, already checked there, is dropped.
+pub fn ecb_decrypt_into(c: &Sm4, data: &[u8], out: &mut [u8]) -> Result<()> {
+    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || data.len() % BLOCK_SIZE != 0 {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    let whole = out.len() - out.len() % BLOCK_SIZE;
+    out[..whole].copy_from_slice(&data[..whole]);
+    c.decrypt_blocks(&mut out[..whole]);
+    if whole < out.len() {
+        let mut last = [0u8; 16];
+        last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
+        c.decrypt_block(&mut last);
+        let k = out.len() - whole;
+        out[whole..].copy_from_slice(&last[..k]);
+        last.zeroize();
+    }
+    Ok(())
+}
+
+/// CBC decryption into `out` (its length from [`decrypted_len`]).
+pub fn cbc_decrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> Result<()> {
+    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || data.len() % BLOCK_SIZE != 0 {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    let whole = out.len() - out.len() % BLOCK_SIZE;
+    out[..whole].copy_from_slice(&data[..whole]);
+    let mut chain = *iv;
+    cbc_decrypt_blocks(c, &mut chain, &mut out[..whole]);
+    if whole < out.len() {
+        let mut last = [0u8; 16];
+        last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
+        c.decrypt_block(&mut last);
+        xor_in(&mut last, &chain);
+        let k = out.len() - whole;
+        out[whole..].copy_from_slice(&last[..k]);
+        last.zeroize();
+    }
+    Ok(())
+}
+
 /// Incremental CBC encryption. `update` returns the whole blocks completed so
 /// far; `finalize` pads (or checks that nothing is left over).
 #[derive(Debug, Clone)]
