@@ -265,6 +265,68 @@ pub(crate) unsafe fn ctr32_xor(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data:
     unsafe { ctr32_xor_impl(rk, prefix, ctr, data) }
 }
 
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load512(p: &[u8]) -> __m512i {
+    assert!(p.len() >= 64);
+    // SAFETY: at least 64 readable bytes (checked above); unaligned load.
+    unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+    let k = consts512();
+    // SAFETY: 16 readable bytes.
+    let mut chain = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
+    let mut done = 0;
+    for g in data.chunks_exact_mut(512) {
+        let r: [__m512i; 8] = core::array::from_fn(|i| load512(&g[64 * i..]));
+        // The previous ciphertext block of every block: [chain, c0, c1, c2], [c3, ...], ...
+        // (valignq shifts the pair of registers by three 128-bit lanes).
+        let mut prev = [chain; 8];
+        prev[0] = _mm512_alignr_epi64::<6>(r[0], chain);
+        for i in 1..8 {
+            prev[i] = _mm512_alignr_epi64::<6>(r[i], r[i - 1]);
+        }
+        chain = r[7];
+        let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
+        let mut x = transpose(sw(r[0]), sw(r[1]), sw(r[2]), sw(r[3]));
+        let mut y = transpose(sw(r[4]), sw(r[5]), sw(r[6]), sw(r[7]));
+        for rr in rk.chunks_exact(4) {
+            for i in 0..4 {
+                let key = _mm512_set1_epi32(rr[i] as i32);
+                round!(x, i, key, &k);
+                round!(y, i, key, &k);
+            }
+        }
+        let a = transpose(x[3], x[2], x[1], x[0]);
+        let b = transpose(y[3], y[2], y[1], y[0]);
+        let p = g.as_mut_ptr();
+        for (i, v) in a.into_iter().chain(b).enumerate() {
+            let v = _mm512_xor_si512(sw(v), prev[i]);
+            // SAFETY: `g` is 512 bytes; piece i is at 64*i.
+            unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), v) };
+        }
+        done += 512;
+    }
+    let mut out = [0u8; 64];
+    // SAFETY: 64 writable bytes.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), chain) };
+    iv.copy_from_slice(&out[48..]);
+    done
+}
+
+/// CBC decryption in place over whole 512-byte groups, the XOR with the
+/// previous ciphertext fused into the kernel; `iv` becomes the last
+/// ciphertext block processed. Returns the bytes processed.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { cbc_decrypt_impl(rk, iv, data) }
+}
+
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
     let k = consts512();

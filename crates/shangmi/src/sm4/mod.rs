@@ -233,6 +233,18 @@ impl Sm4 {
         ctr
     }
 
+    /// CBC decryption of as many whole 512-byte groups as a fused SIMD
+    /// kernel handles (none on the portable backend); returns bytes done.
+    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::AesniAvx512 {
+            // SAFETY: this backend is only chosen when its CPU features exist.
+            return unsafe { aesni::cbc_decrypt(&self.dec, iv, data) };
+        }
+        let _ = (iv, data);
+        0
+    }
+
     fn one(&self, rk: &[u32; 32], block: &mut [u8; 16]) {
         match self.backend {
             #[cfg(target_arch = "x86_64")]

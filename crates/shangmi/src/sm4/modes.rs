@@ -117,6 +117,11 @@ pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
 /// CBC decryption in place over whole blocks; `iv` becomes the last
 /// ciphertext block. Parallel: decrypt a batch, then xor the previous blocks.
 pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
+    let done = c.cbc_decrypt_fused(iv, data);
+    let data = &mut data[done..];
+    if data.is_empty() {
+        return;
+    }
     let mut saved = [0u8; CHUNK];
     for chunk in data.chunks_mut(CHUNK) {
         let n = chunk.len() - chunk.len() % BLOCK_SIZE;
