@@ -374,46 +374,96 @@ fn load128(t: &[u8; 16]) -> __m128i {
     unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
 }
 
-/// One round function T on a word broadcast to all four lanes. Because the
-/// four columns are equal, `aesenclast`'s ShiftRows changes nothing, which
-/// saves a shuffle on this latency-bound path.
+/// The S-box on a word broadcast to all four lanes. Because the four
+/// columns are equal, `aesenclast`'s ShiftRows changes nothing, which saves a
+/// shuffle on this latency-bound path.
 #[inline]
 #[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
-fn t128(t: __m128i, k: &K128) -> __m128i {
+fn sbox128(t: __m128i, k: &K128) -> __m128i {
     let l = _mm_and_si128(t, k.m0f);
     let h = _mm_and_si128(_mm_srli_epi16::<4>(t), k.m0f);
     let u = _mm_xor_si128(_mm_shuffle_epi8(k.pre_lo, l), _mm_shuffle_epi8(k.pre_hi, h));
     let z = _mm_aesenclast_si128(u, _mm_setzero_si128());
     let l = _mm_and_si128(z, k.m0f);
     let h = _mm_and_si128(_mm_srli_epi16::<4>(z), k.m0f);
-    let s = _mm_xor_si128(_mm_shuffle_epi8(k.post_lo, l), _mm_shuffle_epi8(k.post_hi, h));
-    let a = _mm_ternarylogic_epi32::<0x96>(s, _mm_rol_epi32::<2>(s), _mm_rol_epi32::<10>(s));
-    _mm_ternarylogic_epi32::<0x96>(a, _mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s))
+    _mm_xor_si128(_mm_shuffle_epi8(k.post_lo, l), _mm_shuffle_epi8(k.post_hi, h))
 }
 
-#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
-fn crypt_one_impl(rk: &[u32; 32], block: &mut [u8; 16]) {
-    let k = K128 {
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn consts128() -> K128 {
+    K128 {
         m0f: _mm_set1_epi8(0x0f),
         pre_lo: load128(&PRE_TABLES.0),
         pre_hi: load128(&PRE_TABLES.1),
         post_lo: load128(&POST_TABLES.0),
         post_hi: load128(&POST_TABLES.1),
-    };
-    let w = |i: usize| {
-        _mm_set1_epi32(u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]]) as i32)
-    };
-    let (mut x0, mut x1, mut x2, mut x3) = (w(0), w(1), w(2), w(3));
-    for r in rk.chunks_exact(4) {
-        let key = |i: usize| _mm_set1_epi32(r[i] as i32);
-        x0 = _mm_xor_si128(x0, t128(_mm_ternarylogic_epi32::<0x96>(x1, x2, _mm_xor_si128(x3, key(0))), &k));
-        x1 = _mm_xor_si128(x1, t128(_mm_ternarylogic_epi32::<0x96>(x2, x3, _mm_xor_si128(x0, key(1))), &k));
-        x2 = _mm_xor_si128(x2, t128(_mm_ternarylogic_epi32::<0x96>(x3, x0, _mm_xor_si128(x1, key(2))), &k));
-        x3 = _mm_xor_si128(x3, t128(_mm_ternarylogic_epi32::<0x96>(x0, x1, _mm_xor_si128(x2, key(3))), &k));
     }
-    for (i, x) in [x3, x2, x1, x0].into_iter().enumerate() {
-        block[4 * i..4 * i + 4].copy_from_slice(&(_mm_cvtsi128_si32(x) as u32).to_be_bytes());
+}
+
+/// One block (as loaded from memory) through the 32 rounds, arranged for the
+/// shortest dependency chain: the next round's input is formed directly from
+/// the rotations of this round's S-box output and a value computed off the
+/// critical path (x[i+2] ^ x[i+3] ^ x[i] ^ rk[i+1]), so a round costs the
+/// S-box latency plus three single-cycle steps.
+#[inline]
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn one_block(rk: &[u32; 32], block: __m128i, k: &K128) -> __m128i {
+    let bswap = load128(&BSWAP32);
+    let v = _mm_shuffle_epi8(block, bswap);
+    let mut x = [
+        _mm_shuffle_epi32::<0x00>(v),
+        _mm_shuffle_epi32::<0x55>(v),
+        _mm_shuffle_epi32::<0xaa>(v),
+        _mm_shuffle_epi32::<0xff>(v),
+    ];
+    let key = |i: usize| _mm_set1_epi32(rk[i % 32] as i32);
+    let mut t = _mm_ternarylogic_epi32::<0x96>(x[1], x[2], _mm_xor_si128(x[3], key(0)));
+    for i in 0..32 {
+        let (j, a_, b_) = (i % 4, (i + 2) % 4, (i + 3) % 4);
+        let s = sbox128(t, k);
+        let a = _mm_ternarylogic_epi32::<0x96>(s, _mm_rol_epi32::<2>(s), _mm_rol_epi32::<10>(s));
+        let (r18, r24) = (_mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s));
+        let q = _mm_ternarylogic_epi32::<0x96>(x[a_], x[b_], _mm_xor_si128(x[j], key(i + 1)));
+        t = _mm_xor_si128(_mm_ternarylogic_epi32::<0x96>(r18, r24, q), a);
+        x[j] = _mm_xor_si128(_mm_ternarylogic_epi32::<0x96>(x[j], r18, r24), a);
     }
+    // Output (X35, X34, X33, X32) = (x3, x2, x1, x0), words back to big-endian.
+    let hi = _mm_unpacklo_epi32(x[3], x[2]);
+    let lo = _mm_unpacklo_epi32(x[1], x[0]);
+    _mm_shuffle_epi8(_mm_unpacklo_epi64(hi, lo), bswap)
+}
+
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn crypt_one_impl(rk: &[u32; 32], block: &mut [u8; 16]) {
+    let k = consts128();
+    let out = one_block(rk, load128(block), &k);
+    // SAFETY: 16 writable bytes.
+    unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), out) };
+}
+
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn cbc_encrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    let k = consts128();
+    let mut chain = load128(iv);
+    for b in data.chunks_exact_mut(16) {
+        let b: &mut [u8; 16] = b.try_into().expect("chunks_exact gives 16 bytes");
+        chain = one_block(rk, _mm_xor_si128(chain, load128(b)), &k);
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), chain) };
+    }
+    // SAFETY: 16 writable bytes.
+    unsafe { _mm_storeu_si128(iv.as_mut_ptr().cast(), chain) };
+}
+
+/// CBC encryption of whole blocks in place (serial); `iv` becomes the last
+/// ciphertext block.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn cbc_encrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { cbc_encrypt_impl(rk, iv, data) }
 }
 
 /// Encrypts (or decrypts) one block, latency-optimised for serial modes.

@@ -233,6 +233,24 @@ impl Sm4 {
         ctr
     }
 
+    /// CBC encryption of whole blocks in place; `iv` becomes the last block.
+    pub(crate) fn cbc_encrypt_serial(&self, iv: &mut [u8; 16], data: &mut [u8]) {
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        let data = &mut data[..whole];
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::AesniAvx512 {
+            // SAFETY: this backend is only chosen when its CPU features exist.
+            return unsafe { aesni::cbc_encrypt(&self.enc, iv, data) };
+        }
+        for block in data.chunks_exact_mut(BLOCK_SIZE) {
+            for (a, b) in iv.iter_mut().zip(block.iter()) {
+                *a ^= b;
+            }
+            self.encrypt_block(iv);
+            block.copy_from_slice(iv);
+        }
+    }
+
     /// CBC decryption of as many whole 512-byte groups as a fused SIMD
     /// kernel handles (none on the portable backend); returns bytes done.
     pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], data: &mut [u8]) -> usize {

@@ -107,11 +107,7 @@ pub fn ecb_decrypt(c: &Sm4, data: &[u8], padding: bool) -> Result<Vec<u8>> {
 /// CBC encryption in place over whole blocks; `iv` becomes the last block.
 /// Serial by nature: one block at a time.
 pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
-    for block in data.chunks_exact_mut(BLOCK_SIZE) {
-        xor_in(iv, block);
-        c.encrypt_block(iv);
-        block.copy_from_slice(iv);
-    }
+    c.cbc_encrypt_serial(iv, data);
 }
 
 /// CBC decryption in place over whole blocks; `iv` becomes the last
