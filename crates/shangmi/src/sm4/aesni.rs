@@ -175,37 +175,37 @@ macro_rules! round {
     };
 }
 
-/// Runs the 32 rounds on 16 blocks (256 bytes) in place.
+/// Groups of 16 blocks kept in flight by the bulk paths: with three, one
+/// group's S-box latency (about 25 cycles per round) hides behind the other
+/// two's work; a fourth starts spilling registers.
+const GROUPS: usize = 3;
+/// Bytes per bulk step.
+const STEP: usize = GROUPS * 256;
+
+/// The 32 rounds on `G` word-sliced groups, interleaved round by round.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt16(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
-    let mut x = load16(buf, k);
+fn rounds<const G: usize>(rk: &[u32; 32], s: &mut [[__m512i; 4]; G], k: &K512) {
     for r in rk.chunks_exact(4) {
         for i in 0..4 {
             let key = _mm512_set1_epi32(r[i] as i32);
-            round!(x, i, key, k);
+            for x in s.iter_mut() {
+                round!(x, i, key, k);
+            }
         }
     }
-    store16(x, buf, k);
 }
 
-/// Runs the 32 rounds on 32 blocks (512 bytes) in place: two independent
-/// groups interleaved, so one group's S-box latency hides behind the other's.
+/// Encrypts `G` groups of 16 blocks (256*G bytes) in place.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt32(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
-    let (lo, hi) = buf.split_at_mut(256);
-    let mut x = load16(lo, k);
-    let mut y = load16(hi, k);
-    for r in rk.chunks_exact(4) {
-        for i in 0..4 {
-            let key = _mm512_set1_epi32(r[i] as i32);
-            round!(x, i, key, k);
-            round!(y, i, key, k);
-        }
+fn crypt_groups<const G: usize>(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
+    assert!(buf.len() >= 256 * G);
+    let mut s: [[__m512i; 4]; G] = core::array::from_fn(|g| load16(&buf[256 * g..], k));
+    rounds(rk, &mut s, k);
+    for (g, x) in s.into_iter().enumerate() {
+        store16(x, &mut buf[256 * g..], k);
     }
-    store16(x, lo, k);
-    store16(y, hi, k);
 }
 
 /// Transposes 16 word-sliced keystream blocks back and XORs them into `buf`.
@@ -230,33 +230,28 @@ fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -
     let k = consts512();
     // Dword 4L + m of a transposed register belongs to block 4m + L.
     let idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    let sixteen = _mm512_set1_epi32(16);
     let fixed =
         [_mm512_set1_epi32(prefix[0] as i32), _mm512_set1_epi32(prefix[1] as i32), _mm512_set1_epi32(prefix[2] as i32)];
     let mut c = _mm512_add_epi32(_mm512_set1_epi32(ctr as i32), idx);
     let mut done = 0;
-    for g in data.chunks_exact_mut(512) {
-        let mut x = [fixed[0], fixed[1], fixed[2], c];
-        let mut y = [fixed[0], fixed[1], fixed[2], _mm512_add_epi32(c, sixteen)];
-        c = _mm512_add_epi32(c, _mm512_add_epi32(sixteen, sixteen));
-        for r in rk.chunks_exact(4) {
-            for i in 0..4 {
-                let key = _mm512_set1_epi32(r[i] as i32);
-                round!(x, i, key, &k);
-                round!(y, i, key, &k);
-            }
+    for g in data.chunks_exact_mut(STEP) {
+        let mut st: [[__m512i; 4]; GROUPS] = core::array::from_fn(|_| [fixed[0], fixed[1], fixed[2], c]);
+        for (i, x) in st.iter_mut().enumerate() {
+            x[3] = _mm512_add_epi32(c, _mm512_set1_epi32(16 * i as i32));
         }
-        let (lo, hi) = g.split_at_mut(256);
-        xor16(x, lo, &k);
-        xor16(y, hi, &k);
-        done += 512;
+        c = _mm512_add_epi32(c, _mm512_set1_epi32(16 * GROUPS as i32));
+        rounds(rk, &mut st, &k);
+        for (i, x) in st.into_iter().enumerate() {
+            xor16(x, &mut g[256 * i..], &k);
+        }
+        done += STEP;
     }
     done
 }
 
 /// CTR with a 32-bit counter: XORs into `data` the keystream of the blocks
 /// `prefix || ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32),
-/// over whole 512-byte groups only. Returns the bytes processed.
+/// over whole 768-byte steps only. Returns the bytes processed.
 ///
 /// # Safety
 /// The CPU must support the features checked by [`supported`].
@@ -279,35 +274,28 @@ fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize
     // SAFETY: 16 readable bytes.
     let mut chain = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
     let mut done = 0;
-    for g in data.chunks_exact_mut(512) {
-        let r: [__m512i; 8] = core::array::from_fn(|i| load512(&g[64 * i..]));
+    for g in data.chunks_exact_mut(STEP) {
+        let r: [__m512i; 4 * GROUPS] = core::array::from_fn(|i| load512(&g[64 * i..]));
         // The previous ciphertext block of every block: [chain, c0, c1, c2], [c3, ...], ...
         // (valignq shifts the pair of registers by three 128-bit lanes).
-        let mut prev = [chain; 8];
-        prev[0] = _mm512_alignr_epi64::<6>(r[0], chain);
-        for i in 1..8 {
-            prev[i] = _mm512_alignr_epi64::<6>(r[i], r[i - 1]);
-        }
-        chain = r[7];
+        let prev: [__m512i; 4 * GROUPS] =
+            core::array::from_fn(|i| _mm512_alignr_epi64::<6>(r[i], if i == 0 { chain } else { r[i - 1] }));
+        chain = r[4 * GROUPS - 1];
         let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
-        let mut x = transpose(sw(r[0]), sw(r[1]), sw(r[2]), sw(r[3]));
-        let mut y = transpose(sw(r[4]), sw(r[5]), sw(r[6]), sw(r[7]));
-        for rr in rk.chunks_exact(4) {
-            for i in 0..4 {
-                let key = _mm512_set1_epi32(rr[i] as i32);
-                round!(x, i, key, &k);
-                round!(y, i, key, &k);
+        let mut st: [[__m512i; 4]; GROUPS] =
+            core::array::from_fn(|g| transpose(sw(r[4 * g]), sw(r[4 * g + 1]), sw(r[4 * g + 2]), sw(r[4 * g + 3])));
+        rounds(rk, &mut st, &k);
+        let p = g.as_mut_ptr();
+        for (gi, x) in st.into_iter().enumerate() {
+            let out = transpose(x[3], x[2], x[1], x[0]);
+            for (j, v) in out.into_iter().enumerate() {
+                let i = 4 * gi + j;
+                let v = _mm512_xor_si512(sw(v), prev[i]);
+                // SAFETY: `g` is STEP bytes; piece i is at 64*i < STEP.
+                unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), v) };
             }
         }
-        let a = transpose(x[3], x[2], x[1], x[0]);
-        let b = transpose(y[3], y[2], y[1], y[0]);
-        let p = g.as_mut_ptr();
-        for (i, v) in a.into_iter().chain(b).enumerate() {
-            let v = _mm512_xor_si512(sw(v), prev[i]);
-            // SAFETY: `g` is 512 bytes; piece i is at 64*i.
-            unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), v) };
-        }
-        done += 512;
+        done += STEP;
     }
     let mut out = [0u8; 64];
     // SAFETY: 64 writable bytes.
@@ -316,7 +304,7 @@ fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize
     done
 }
 
-/// CBC decryption in place over whole 512-byte groups, the XOR with the
+/// CBC decryption in place over whole 768-byte steps, the XOR with the
 /// previous ciphertext fused into the kernel; `iv` becomes the last
 /// ciphertext block processed. Returns the bytes processed.
 ///
@@ -330,20 +318,25 @@ pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
     let k = consts512();
-    let mut pairs = data.chunks_exact_mut(512);
-    for g in &mut pairs {
-        crypt32(rk, g, &k);
+    let mut steps = data.chunks_exact_mut(STEP);
+    for g in &mut steps {
+        crypt_groups::<GROUPS>(rk, g, &k);
     }
-    let mut rest = pairs.into_remainder();
+    let mut rest = steps.into_remainder();
+    if rest.len() >= 512 {
+        let (g, r) = rest.split_at_mut(512);
+        crypt_groups::<2>(rk, g, &k);
+        rest = r;
+    }
     if rest.len() >= 256 {
         let (g, r) = rest.split_at_mut(256);
-        crypt16(rk, g, &k);
+        crypt_groups::<1>(rk, g, &k);
         rest = r;
     }
     if !rest.is_empty() {
         let mut buf = [0u8; 256];
         buf[..rest.len()].copy_from_slice(rest);
-        crypt16(rk, &mut buf, &k);
+        crypt_groups::<1>(rk, &mut buf, &k);
         rest.copy_from_slice(&buf[..rest.len()]);
         zeroize::Zeroize::zeroize(&mut buf);
     }
