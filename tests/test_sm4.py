@@ -236,6 +236,29 @@ def test_matches_cryptography(key: bytes, iv: bytes, data: bytes) -> None:
     assert sm4.SM4GCM(key).encrypt(iv[:12], data, iv) == want
 
 
+@pytest.mark.parametrize("size", [767, 768, 769, 3 * 1024 + 5, (1 << 20) + 7])
+def test_long_inputs_match_cryptography(size: int) -> None:
+    """Sizes around the SIMD step (48 blocks) and GCM's 3 KiB step."""
+    ciphers = pytest.importorskip("cryptography.hazmat.primitives.ciphers")
+    key, iv, data = os.urandom(16), os.urandom(16), os.urandom(size)
+    alg, modes = ciphers.algorithms.SM4(key), ciphers.modes
+
+    def ossl(mode: Any, d: bytes, decrypt: bool = False) -> bytes:
+        c = ciphers.Cipher(alg, mode)
+        ctx = c.decryptor() if decrypt else c.encryptor()
+        return bytes(ctx.update(d) + ctx.finalize())
+
+    assert sm4.SM4CTR(key).encrypt(iv, data) == ossl(modes.CTR(iv), data)
+    whole = data[: size // 16 * 16]
+    assert sm4.SM4CBC(key).decrypt(iv, whole, padding=False) == ossl(modes.CBC(iv), whole, decrypt=True)
+    assert sm4.SM4ECB(key).encrypt(whole, padding=False) == ossl(modes.ECB(), whole)
+    e = ciphers.Cipher(alg, modes.GCM(iv[:12])).encryptor()
+    e.authenticate_additional_data(b"aad")
+    want = e.update(data) + e.finalize() + e.tag
+    assert sm4.SM4GCM(key).encrypt(iv[:12], data, b"aad") == want
+    assert sm4.SM4GCM(key).decrypt(iv[:12], want, b"aad") == data
+
+
 def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({min(c, len(data)) for c in cuts})
     out, prev = [], 0
