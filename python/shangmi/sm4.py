@@ -1,1 +1,402 @@
-"""SM4 block cipher (GB/T 32907-2016) and its modes of operation."""
+"""SM4 block cipher (GB/T 32907-2016) and its modes of operation.
+
+Every class takes its key once and can then be used for any number of
+messages. Keys, IVs, nonces and data are bytes-like (bytes, bytearray,
+memoryview); anything else raises :class:`TypeError`. Wrong sizes raise
+:class:`ValueError` subclasses (:class:`shangmi.InvalidKey`,
+:class:`shangmi.InvalidInputError`) with a message saying what was expected;
+failed authentication raises :class:`shangmi.InvalidTag`.
+
+======================  ====================================================
+``SM4(key)``            the raw block function (``encrypt_block``)
+``SM4ECB(key)``         ECB, PKCS#7 padding by default
+``SM4CBC(key)``         CBC, PKCS#7 padding by default
+``SM4CTR(key)``         CTR, the whole 16-byte IV is a big-endian counter
+``SM4CFB(key)``         CFB with 128-bit feedback
+``SM4OFB(key)``         OFB
+``SM4GCM(key)``         GCM (nonce >= 1 byte, 12 recommended; tag 4, 8, 12-16)
+``SM4CCM(key)``         CCM (nonce 7-13 bytes; tag 4-16 bytes, even)
+``SM4XTS(key32)``       XTS, ``standard="gb"`` (GB/T 17964-2021) or ``"ieee"``
+======================  ====================================================
+
+Streaming (for data that does not fit in memory), shaped like pyca's
+``CipherContext``: ``SM4CBC.encryptor(iv)``, ``.decryptor(iv)``,
+``SM4CTR.encryptor(iv)``, ``SM4GCM.encryptor(nonce, aad)`` (its
+``finalize()`` returns ``b""`` and sets ``.tag``) and
+``SM4GCM.decryptor(nonce, tag, aad)`` (tag given up front, checked by
+``finalize()``) or ``SM4GCM.decryptor(nonce, aad=aad)`` then
+``finalize_with_tag(tag)`` when the tag trails the stream. Both raise
+:class:`shangmi.InvalidTag` on mismatch, and the plaintext returned by
+``update()`` must be discarded in that case.
+
+Backends: AES-NI with AVX-512 on x86-64 CPUs that have them, otherwise a
+constant-time portable implementation; ``backend()`` says which one runs, and
+``SHANGMI_SM4_BACKEND=portable`` in the environment forces the portable one.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from shangmi import _native
+from shangmi._buffer import Buffer, require_bytes
+
+__all__ = [
+    "SM4",
+    "SM4ECB",
+    "SM4CBC",
+    "SM4CTR",
+    "SM4CFB",
+    "SM4OFB",
+    "SM4GCM",
+    "SM4CCM",
+    "SM4XTS",
+    "CipherContext",
+    "GCMEncryptionContext",
+    "GCMDecryptionContext",
+    "BLOCK_SIZE",
+    "KEY_SIZE",
+    "backend",
+]
+
+BLOCK_SIZE = 16
+KEY_SIZE = 16
+
+
+def backend() -> str:
+    """Name of the SM4 implementation in use: ``"aesni-avx512"`` or ``"portable"``."""
+    return _native.sm4_backend()
+
+
+def _flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be a bool, got {type(value).__name__}")
+    return value
+
+
+def _aad(aad: Optional[Buffer]) -> Buffer:
+    if aad is None:
+        return b""
+    require_bytes(aad, "aad")
+    return aad
+
+
+def _tag_length(tag_length: object) -> int:
+    if isinstance(tag_length, bool) or not isinstance(tag_length, int):
+        raise TypeError(f"tag_length must be an int, got {type(tag_length).__name__}")
+    return tag_length
+
+
+class _Keyed:
+    __slots__ = ("_c",)
+
+    def __init__(self, key: Buffer) -> None:
+        require_bytes(key, "key")
+        self._c = _native.Sm4Cipher(key)
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm4.{type(self).__name__} object>"
+
+    def __reduce__(self) -> str:
+        # A key object never crosses a process boundary by accident.
+        raise TypeError(f"{type(self).__name__} objects hold a secret key and cannot be pickled")
+
+
+class SM4(_Keyed):
+    """The SM4 block function on single 16-byte blocks."""
+
+    __slots__ = ()
+
+    def encrypt_block(self, block: Buffer) -> bytes:
+        """Encrypt one 16-byte block."""
+        require_bytes(block, "block")
+        return self._c.encrypt_block(block)
+
+    def decrypt_block(self, block: Buffer) -> bytes:
+        """Decrypt one 16-byte block."""
+        require_bytes(block, "block")
+        return self._c.decrypt_block(block)
+
+
+class CipherContext:
+    """A streaming encryption or decryption (``update`` then ``finalize`` once)."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, stream: _native.Sm4Stream) -> None:
+        self._s = stream
+
+    def update(self, data: Buffer) -> bytes:
+        """Process more data; returns the output available so far."""
+        require_bytes(data, "data")
+        return self._s.update(data)
+
+    def finalize(self) -> bytes:
+        """Finish: returns the remaining output (the padded last block for CBC)."""
+        return self._s.finalize()
+
+
+class SM4ECB(_Keyed):
+    """SM4 in ECB mode (each block on its own: leaks equal blocks; legacy use only)."""
+
+    __slots__ = ()
+
+    def encrypt(self, data: Buffer, padding: bool = True) -> bytes:
+        """Encrypt; with ``padding=False`` the data must be whole 16-byte blocks."""
+        require_bytes(data, "data")
+        return self._c.ecb_encrypt(data, _flag(padding, "padding"))
+
+    def decrypt(self, data: Buffer, padding: bool = True) -> bytes:
+        """Decrypt; with ``padding=True`` bad PKCS#7 padding raises ValueError."""
+        require_bytes(data, "data")
+        return self._c.ecb_decrypt(data, _flag(padding, "padding"))
+
+
+class SM4CBC(_Keyed):
+    """SM4 in CBC mode with PKCS#7 padding by default."""
+
+    __slots__ = ()
+
+    def encrypt(self, iv: Buffer, data: Buffer, padding: bool = True) -> bytes:
+        """Encrypt under a 16-byte IV (use a fresh random IV per message)."""
+        require_bytes(iv, "IV")
+        require_bytes(data, "data")
+        return self._c.cbc_encrypt(iv, data, _flag(padding, "padding"))
+
+    def decrypt(self, iv: Buffer, data: Buffer, padding: bool = True) -> bytes:
+        """Decrypt; with ``padding=True`` bad PKCS#7 padding raises ValueError."""
+        require_bytes(iv, "IV")
+        require_bytes(data, "data")
+        return self._c.cbc_decrypt(iv, data, _flag(padding, "padding"))
+
+    def encryptor(self, iv: Buffer, padding: bool = True) -> CipherContext:
+        """Streaming encryption; ``finalize()`` returns the padded last block."""
+        require_bytes(iv, "IV")
+        return CipherContext(self._c.cbc_encryptor(iv, _flag(padding, "padding")))
+
+    def decryptor(self, iv: Buffer, padding: bool = True) -> CipherContext:
+        """Streaming decryption; the last block is held back until ``finalize()``."""
+        require_bytes(iv, "IV")
+        return CipherContext(self._c.cbc_decryptor(iv, _flag(padding, "padding")))
+
+
+class SM4CTR(_Keyed):
+    """SM4 in CTR mode; the 16-byte IV is the first counter block, incremented
+    as a 128-bit big-endian integer. Never reuse an IV with the same key."""
+
+    __slots__ = ()
+
+    def encrypt(self, iv: Buffer, data: Buffer) -> bytes:
+        """Encrypt any number of bytes."""
+        require_bytes(iv, "IV")
+        require_bytes(data, "data")
+        return self._c.ctr(iv, data)
+
+    def decrypt(self, iv: Buffer, data: Buffer) -> bytes:
+        """Decrypt (the same operation as encryption)."""
+        return self.encrypt(iv, data)
+
+    def encryptor(self, iv: Buffer) -> CipherContext:
+        """Streaming encryption in pieces of any size."""
+        require_bytes(iv, "IV")
+        return CipherContext(self._c.ctr_stream(iv))
+
+    def decryptor(self, iv: Buffer) -> CipherContext:
+        """Streaming decryption in pieces of any size."""
+        return self.encryptor(iv)
+
+
+class SM4CFB(_Keyed):
+    """SM4 in CFB mode with 128-bit feedback (the last segment may be partial)."""
+
+    __slots__ = ()
+
+    def encrypt(self, iv: Buffer, data: Buffer) -> bytes:
+        """Encrypt any number of bytes under a 16-byte IV."""
+        require_bytes(iv, "IV")
+        require_bytes(data, "data")
+        return self._c.cfb_encrypt(iv, data)
+
+    def decrypt(self, iv: Buffer, data: Buffer) -> bytes:
+        """Decrypt any number of bytes under a 16-byte IV."""
+        require_bytes(iv, "IV")
+        require_bytes(data, "data")
+        return self._c.cfb_decrypt(iv, data)
+
+
+class SM4OFB(_Keyed):
+    """SM4 in OFB mode."""
+
+    __slots__ = ()
+
+    def encrypt(self, iv: Buffer, data: Buffer) -> bytes:
+        """Encrypt any number of bytes under a 16-byte IV."""
+        require_bytes(iv, "IV")
+        require_bytes(data, "data")
+        return self._c.ofb(iv, data)
+
+    def decrypt(self, iv: Buffer, data: Buffer) -> bytes:
+        """Decrypt (the same operation as encryption)."""
+        return self.encrypt(iv, data)
+
+
+class GCMEncryptionContext(CipherContext):
+    """Streaming GCM encryption; after ``finalize()`` the tag is in ``.tag``."""
+
+    __slots__ = ("_tag",)
+
+    def __init__(self, stream: _native.Sm4Stream) -> None:
+        super().__init__(stream)
+        self._tag: Optional[bytes] = None
+
+    def finalize(self) -> bytes:
+        """Finish; returns ``b""`` (GCM has no held-back data) and sets ``tag``."""
+        self._tag = self._s.finalize()
+        return b""
+
+    @property
+    def tag(self) -> bytes:
+        """The authentication tag (available after ``finalize()``)."""
+        if self._tag is None:
+            raise RuntimeError("the tag is available only after finalize()")
+        return self._tag
+
+
+class GCMDecryptionContext(CipherContext):
+    """Streaming GCM decryption; ``finalize()`` raises InvalidTag on mismatch.
+
+    ``update()`` returns plaintext before it is authenticated: keep it
+    somewhere disposable until ``finalize()`` succeeds.
+    """
+
+    __slots__ = ()
+
+    def finalize(self) -> bytes:
+        """Check the tag given to ``decryptor()``; returns ``b""`` or raises InvalidTag."""
+        return self._s.finalize()
+
+    def finalize_with_tag(self, tag: Buffer) -> bytes:
+        """Check ``tag`` (for decryptors created with ``tag=None``, e.g. when the
+        tag trails the ciphertext in a stream); returns ``b""`` or raises InvalidTag."""
+        require_bytes(tag, "tag")
+        return self._s.finalize_with_tag(tag)
+
+
+class SM4GCM:
+    """SM4-GCM AEAD, shaped like pyca's ``AESGCM``.
+
+    ``encrypt`` returns ``ciphertext || tag``; ``decrypt`` takes the same and
+    raises :class:`shangmi.InvalidTag` if anything was modified. Nonces must
+    never repeat under one key (12 random bytes is the usual choice).
+    """
+
+    __slots__ = ("_g", "_tag_length")
+
+    def __init__(self, key: Buffer, tag_length: int = 16) -> None:
+        require_bytes(key, "key")
+        self._tag_length = _tag_length(tag_length)
+        self._g = _native.Sm4Gcm(key, self._tag_length)
+
+    @property
+    def tag_length(self) -> int:
+        """Tag length in bytes."""
+        return self._tag_length
+
+    def __reduce__(self) -> str:
+        raise TypeError("SM4GCM objects hold a secret key and cannot be pickled")
+
+    def encrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
+        """Encrypt and authenticate ``data`` (and ``aad``): ciphertext || tag."""
+        require_bytes(nonce, "nonce")
+        require_bytes(data, "data")
+        return self._g.encrypt(nonce, data, _aad(aad))
+
+    def decrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
+        """Check and decrypt ciphertext || tag; raises InvalidTag on any change."""
+        require_bytes(nonce, "nonce")
+        require_bytes(data, "data")
+        return self._g.decrypt(nonce, data, _aad(aad))
+
+    def encryptor(self, nonce: Buffer, aad: Optional[Buffer] = None) -> GCMEncryptionContext:
+        """Streaming encryption; the tag is ``ctx.tag`` after ``ctx.finalize()``."""
+        require_bytes(nonce, "nonce")
+        return GCMEncryptionContext(self._g.encryptor(nonce, _aad(aad)))
+
+    def decryptor(
+        self, nonce: Buffer, tag: Optional[Buffer] = None, aad: Optional[Buffer] = None
+    ) -> GCMDecryptionContext:
+        """Streaming decryption. Give ``tag`` here and call ``finalize()``, or
+        leave it ``None`` and call ``finalize_with_tag(tag)`` at the end."""
+        require_bytes(nonce, "nonce")
+        if tag is not None:
+            require_bytes(tag, "tag")
+        return GCMDecryptionContext(self._g.decryptor(nonce, tag, _aad(aad)))
+
+
+class SM4CCM:
+    """SM4-CCM AEAD (nonce 7 to 13 bytes; tag 4 to 16 bytes, even)."""
+
+    __slots__ = ("_c", "_tag_length")
+
+    def __init__(self, key: Buffer, tag_length: int = 16) -> None:
+        require_bytes(key, "key")
+        self._tag_length = _tag_length(tag_length)
+        self._c = _native.Sm4Ccm(key, self._tag_length)
+
+    @property
+    def tag_length(self) -> int:
+        """Tag length in bytes."""
+        return self._tag_length
+
+    def __reduce__(self) -> str:
+        raise TypeError("SM4CCM objects hold a secret key and cannot be pickled")
+
+    def encrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
+        """Encrypt and authenticate: ciphertext || tag."""
+        require_bytes(nonce, "nonce")
+        require_bytes(data, "data")
+        return self._c.encrypt(nonce, data, _aad(aad))
+
+    def decrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
+        """Check and decrypt ciphertext || tag; raises InvalidTag on any change."""
+        require_bytes(nonce, "nonce")
+        require_bytes(data, "data")
+        return self._c.decrypt(nonce, data, _aad(aad))
+
+
+class SM4XTS:
+    """SM4-XTS for storage (32-byte key = data key || tweak key).
+
+    ``standard="gb"`` follows GB/T 17964-2021 (tweak multiplied as in GCM),
+    ``"ieee"`` follows IEEE Std 1619. Data must be at least 16 bytes; other
+    lengths use ciphertext stealing.
+    """
+
+    __slots__ = ("_x", "_standard")
+
+    def __init__(self, key: Buffer, standard: str = "gb") -> None:
+        require_bytes(key, "key")
+        if not isinstance(standard, str):
+            raise TypeError(f"standard must be a str, got {type(standard).__name__}")
+        self._standard = standard
+        self._x = _native.Sm4Xts(key, standard)
+
+    @property
+    def standard(self) -> str:
+        """``"gb"`` or ``"ieee"``."""
+        return self._standard
+
+    def __reduce__(self) -> str:
+        raise TypeError("SM4XTS objects hold a secret key and cannot be pickled")
+
+    def encrypt(self, tweak: Buffer, data: Buffer) -> bytes:
+        """Encrypt ``data`` (>= 16 bytes) under a 16-byte tweak (e.g. a sector number)."""
+        require_bytes(tweak, "tweak")
+        require_bytes(data, "data")
+        return self._x.encrypt(tweak, data)
+
+    def decrypt(self, tweak: Buffer, data: Buffer) -> bytes:
+        """Decrypt ``data`` (>= 16 bytes) under a 16-byte tweak."""
+        require_bytes(tweak, "tweak")
+        require_bytes(data, "data")
+        return self._x.decrypt(tweak, data)

@@ -1,5 +1,410 @@
-use pyo3::prelude::*;
+//! SM4 and its modes. Argument conversion, GIL release and error mapping
+//! only: every byte of cryptography happens in `shangmi::sm4`.
 
-pub(crate) fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use shangmi::sm4::{self, Ccm, Gcm, Sm4, Xts, XtsStandard};
+
+use crate::buffer::Bytes;
+use crate::errors::{invalid, IntoPyResult};
+use crate::GIL_RELEASE_THRESHOLD;
+
+fn maybe_detach<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= GIL_RELEASE_THRESHOLD {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Poisoning needs a panic in the core (a bug); the state is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn iv16(iv: &[u8], what: &str) -> PyResult<[u8; 16]> {
+    iv.try_into().map_err(|_| invalid(format!("{what} must be 16 bytes, got {}", iv.len())))
+}
+
+/// Copies `data` into a new bytes object and transforms it in place.
+fn transform<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    f: impl FnOnce(&mut [u8]) -> shangmi::Result<()> + Send,
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, data.len(), |out| {
+        out.copy_from_slice(data);
+        maybe_detach(py, data.len(), || f(out)).py_err()
+    })
+}
+
+fn vec_result<'py>(
+    py: Python<'py>,
+    len: usize,
+    f: impl FnOnce() -> shangmi::Result<Vec<u8>> + Send,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let v = maybe_detach(py, len, f).py_err()?;
+    Ok(PyBytes::new(py, &v))
+}
+
+/// An expanded SM4 key; the block function and the unauthenticated modes.
+#[pyclass(name = "Sm4Cipher", module = "shangmi._native", frozen)]
+struct Sm4Cipher {
+    c: Sm4,
+}
+
+#[pymethods]
+impl Sm4Cipher {
+    #[new]
+    fn new(key: Bytes<'_>) -> PyResult<Self> {
+        Ok(Sm4Cipher { c: Sm4::from_slice(key.as_slice()).py_err()? })
+    }
+
+    fn backend(&self) -> &'static str {
+        self.c.backend().name()
+    }
+
+    fn encrypt_block<'py>(&self, py: Python<'py>, block: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut b = iv16(block.as_slice(), "block")?;
+        self.c.encrypt_block(&mut b);
+        Ok(PyBytes::new(py, &b))
+    }
+
+    fn decrypt_block<'py>(&self, py: Python<'py>, block: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut b = iv16(block.as_slice(), "block")?;
+        self.c.decrypt_block(&mut b);
+        Ok(PyBytes::new(py, &b))
+    }
+
+    fn ecb_encrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let d = data.as_slice();
+        let n = sm4::encrypted_len(d.len(), padding).py_err()?;
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ecb_encrypt_into(&self.c, d, padding, out)).py_err())
+    }
+
+    fn ecb_decrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let d = data.as_slice();
+        let n = sm4::decrypted_len(&self.c, None, d, padding).py_err()?;
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ecb_decrypt_into(&self.c, d, out)).py_err())
+    }
+
+    fn cbc_encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        iv: Bytes<'_>,
+        data: Bytes<'_>,
+        padding: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        let d = data.as_slice();
+        let n = sm4::encrypted_len(d.len(), padding).py_err()?;
+        PyBytes::new_with(py, n, |out| {
+            maybe_detach(py, n, || sm4::cbc_encrypt_into(&self.c, &iv, d, padding, out)).py_err()
+        })
+    }
+
+    fn cbc_decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        iv: Bytes<'_>,
+        data: Bytes<'_>,
+        padding: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        let d = data.as_slice();
+        let n = sm4::decrypted_len(&self.c, Some(&iv), d, padding).py_err()?;
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::cbc_decrypt_into(&self.c, &iv, d, out)).py_err())
+    }
+
+    fn ctr<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        transform(py, data.as_slice(), |b| {
+            sm4::ctr_apply_in_place(&self.c, &iv, b);
+            Ok(())
+        })
+    }
+
+    fn cfb_encrypt<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        transform(py, data.as_slice(), |b| {
+            sm4::cfb_encrypt_in_place(&self.c, &iv, b);
+            Ok(())
+        })
+    }
+
+    fn cfb_decrypt<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        transform(py, data.as_slice(), |b| {
+            sm4::cfb_decrypt_in_place(&self.c, &iv, b);
+            Ok(())
+        })
+    }
+
+    fn ofb<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        transform(py, data.as_slice(), |b| {
+            sm4::ofb_apply_in_place(&self.c, &iv, b);
+            Ok(())
+        })
+    }
+
+    fn cbc_encryptor(&self, iv: Bytes<'_>, padding: bool) -> PyResult<Sm4Stream> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        Ok(Sm4Stream::new(Stream::CbcEnc(sm4::CbcEncryptor::new(self.c.clone(), &iv, padding))))
+    }
+
+    fn cbc_decryptor(&self, iv: Bytes<'_>, padding: bool) -> PyResult<Sm4Stream> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        Ok(Sm4Stream::new(Stream::CbcDec(sm4::CbcDecryptor::new(self.c.clone(), &iv, padding))))
+    }
+
+    fn ctr_stream(&self, iv: Bytes<'_>) -> PyResult<Sm4Stream> {
+        let iv = iv16(iv.as_slice(), "IV")?;
+        Ok(Sm4Stream::new(Stream::Ctr(sm4::CtrStream::new(self.c.clone(), &iv))))
+    }
+}
+
+enum Stream {
+    CbcEnc(sm4::CbcEncryptor),
+    CbcDec(sm4::CbcDecryptor),
+    Ctr(sm4::CtrStream),
+    GcmEnc(sm4::GcmEncryptor),
+    /// The tag, when given at creation (else `finalize_with_tag` supplies it).
+    GcmDec(sm4::GcmDecryptor, Option<Vec<u8>>),
+}
+
+/// A streaming context (CBC, CTR, GCM); `finalize` may be called once.
+#[pyclass(name = "Sm4Stream", module = "shangmi._native", frozen)]
+struct Sm4Stream {
+    inner: Mutex<Option<Stream>>,
+}
+
+impl Sm4Stream {
+    fn new(s: Stream) -> Self {
+        Sm4Stream { inner: Mutex::new(Some(s)) }
+    }
+}
+
+fn finalized() -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err("context already finalized")
+}
+
+#[pymethods]
+impl Sm4Stream {
+    fn update<'py>(&self, py: Python<'py>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let d = data.as_slice();
+        let mut guard = lock(&self.inner);
+        let s = guard.as_mut().ok_or_else(finalized)?;
+        match s {
+            Stream::CbcEnc(e) => {
+                let v = maybe_detach(py, d.len(), || e.update(d));
+                Ok(PyBytes::new(py, &v))
+            }
+            Stream::CbcDec(e) => {
+                let v = maybe_detach(py, d.len(), || e.update(d));
+                Ok(PyBytes::new(py, &v))
+            }
+            Stream::Ctr(e) => transform(py, d, |b| {
+                e.apply(b);
+                Ok(())
+            }),
+            Stream::GcmEnc(e) => transform(py, d, |b| e.update_in_place(b)),
+            Stream::GcmDec(e, _) => transform(py, d, |b| e.update_in_place(b)),
+        }
+    }
+
+    /// Ends the stream: CBC returns the last block(s); GCM encryption returns
+    /// the tag; GCM decryption checks the tag given at creation.
+    fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let s = lock(&self.inner).take().ok_or_else(finalized)?;
+        let out = match s {
+            Stream::CbcEnc(e) => e.finalize().py_err()?,
+            Stream::CbcDec(e) => e.finalize().py_err()?,
+            Stream::Ctr(_) => Vec::new(),
+            Stream::GcmEnc(e) => e.finalize(),
+            Stream::GcmDec(e, Some(tag)) => {
+                e.finalize(&tag).py_err()?;
+                Vec::new()
+            }
+            Stream::GcmDec(e, None) => {
+                // Put it back: the caller can still call finalize_with_tag.
+                *lock(&self.inner) = Some(Stream::GcmDec(e, None));
+                return Err(invalid("this GCM decryptor was created without a tag: call finalize_with_tag(tag)"));
+            }
+        };
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// GCM decryption only: checks `tag` (constant time) and ends the stream.
+    fn finalize_with_tag<'py>(&self, py: Python<'py>, tag: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut guard = lock(&self.inner);
+        match guard.take() {
+            Some(Stream::GcmDec(e, None)) => {
+                drop(guard);
+                e.finalize(tag.as_slice()).py_err()?;
+                Ok(PyBytes::new(py, b""))
+            }
+            Some(other) => {
+                *guard = Some(other);
+                Err(invalid("finalize_with_tag is only for GCM decryptors created without a tag"))
+            }
+            None => Err(finalized()),
+        }
+    }
+}
+
+/// SM4-GCM with a fixed tag length.
+#[pyclass(name = "Sm4Gcm", module = "shangmi._native", frozen)]
+struct Sm4Gcm {
+    g: Gcm,
+}
+
+#[pymethods]
+impl Sm4Gcm {
+    #[new]
+    fn new(key: Bytes<'_>, tag_length: usize) -> PyResult<Self> {
+        let key = key.as_slice();
+        // Report the key first: it is the argument users get wrong most.
+        Sm4::from_slice(key).py_err()?;
+        Ok(Sm4Gcm { g: Gcm::new(key, tag_length).py_err()? })
+    }
+
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: Bytes<'_>,
+        data: Bytes<'_>,
+        aad: Bytes<'_>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        let tl = self.g.tag_len();
+        PyBytes::new_with(py, d.len() + tl, |out| {
+            let (body, tag_out) = out.split_at_mut(d.len());
+            body.copy_from_slice(d);
+            let tag = maybe_detach(py, d.len(), || self.g.encrypt_in_place_detached(n, a, body)).py_err()?;
+            tag_out.copy_from_slice(&tag[..tl]);
+            Ok(())
+        })
+    }
+
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: Bytes<'_>,
+        data: Bytes<'_>,
+        aad: Bytes<'_>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        let tl = self.g.tag_len();
+        if n.is_empty() {
+            return Err(invalid("GCM nonce must be at least 1 byte, got 0"));
+        }
+        if d.len() < tl {
+            return Err(shangmi::Error::InvalidTag).py_err();
+        }
+        let (ct, tag) = d.split_at(d.len() - tl);
+        transform(py, ct, |b| self.g.decrypt_in_place_detached(n, a, b, tag))
+    }
+
+    fn encryptor(&self, nonce: Bytes<'_>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
+        Ok(Sm4Stream::new(Stream::GcmEnc(self.g.encryptor(nonce.as_slice(), aad.as_slice()).py_err()?)))
+    }
+
+    #[pyo3(signature = (nonce, tag, aad))]
+    fn decryptor(&self, nonce: Bytes<'_>, tag: Option<Bytes<'_>>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
+        let tag = match tag {
+            Some(t) if t.as_slice().len() != self.g.tag_len() => {
+                return Err(invalid(format!("GCM tag must be {} bytes, got {}", self.g.tag_len(), t.as_slice().len())));
+            }
+            Some(t) => Some(t.as_slice().to_vec()),
+            None => None,
+        };
+        let d = self.g.decryptor(nonce.as_slice(), aad.as_slice()).py_err()?;
+        Ok(Sm4Stream::new(Stream::GcmDec(d, tag)))
+    }
+}
+
+/// SM4-CCM with a fixed tag length.
+#[pyclass(name = "Sm4Ccm", module = "shangmi._native", frozen)]
+struct Sm4Ccm {
+    c: Ccm,
+}
+
+#[pymethods]
+impl Sm4Ccm {
+    #[new]
+    fn new(key: Bytes<'_>, tag_length: usize) -> PyResult<Self> {
+        let key = key.as_slice();
+        Sm4::from_slice(key).py_err()?;
+        Ok(Sm4Ccm { c: Ccm::new(key, tag_length).py_err()? })
+    }
+
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: Bytes<'_>,
+        data: Bytes<'_>,
+        aad: Bytes<'_>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        vec_result(py, d.len(), || self.c.encrypt(n, a, d))
+    }
+
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: Bytes<'_>,
+        data: Bytes<'_>,
+        aad: Bytes<'_>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        vec_result(py, d.len(), || self.c.decrypt(n, a, d))
+    }
+}
+
+/// SM4-XTS (32-byte key, GB/T 17964 or IEEE 1619 tweak rule).
+#[pyclass(name = "Sm4Xts", module = "shangmi._native", frozen)]
+struct Sm4Xts {
+    x: Xts,
+}
+
+#[pymethods]
+impl Sm4Xts {
+    #[new]
+    fn new(key: Bytes<'_>, standard: &str) -> PyResult<Self> {
+        let std = match standard {
+            "gb" => XtsStandard::Gb,
+            "ieee" => XtsStandard::Ieee,
+            other => return Err(invalid(format!("XTS standard must be \"gb\" or \"ieee\", got {other:?}"))),
+        };
+        Ok(Sm4Xts { x: Xts::new(key.as_slice(), std).py_err()? })
+    }
+
+    fn encrypt<'py>(&self, py: Python<'py>, tweak: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let t = iv16(tweak.as_slice(), "tweak")?;
+        transform(py, data.as_slice(), |b| self.x.encrypt_in_place(&t, b))
+    }
+
+    fn decrypt<'py>(&self, py: Python<'py>, tweak: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let t = iv16(tweak.as_slice(), "tweak")?;
+        transform(py, data.as_slice(), |b| self.x.decrypt_in_place(&t, b))
+    }
+}
+
+/// Name of the SM4 backend in use ("aesni-avx512" or "portable").
+#[pyfunction]
+fn sm4_backend() -> &'static str {
+    sm4::Backend::selected().name()
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Sm4Cipher>()?;
+    m.add_class::<Sm4Stream>()?;
+    m.add_class::<Sm4Gcm>()?;
+    m.add_class::<Sm4Ccm>()?;
+    m.add_class::<Sm4Xts>()?;
+    m.add_function(wrap_pyfunction!(sm4_backend, m)?)?;
     Ok(())
 }

@@ -158,6 +158,57 @@ fn ctr_counter_wraps_all_128_bits() {
 }
 
 #[test]
+fn cbc_decrypt_long_matches_block_by_block() {
+    // P_i = D(C_i) xor C_{i-1}, computed here one block at a time.
+    for b in Backend::available() {
+        let c = cipher(&[0x61u8; 16], b);
+        for n in [1usize, 31, 32, 33, 64, 65, 100, 130] {
+            let ct: Vec<u8> = (0..16 * n).map(|i| (i * 131 + 7) as u8).collect();
+            let iv = [0x0fu8; 16];
+            let mut want = Vec::new();
+            let mut prev = iv;
+            for blk in ct.chunks_exact(16) {
+                let mut x: [u8; 16] = blk.try_into().unwrap();
+                c.decrypt_block(&mut x);
+                want.extend(x.iter().zip(prev.iter()).map(|(a, b)| a ^ b));
+                prev.copy_from_slice(blk);
+            }
+            assert_eq!(sm4::cbc_decrypt_with(&c, &iv, &ct, false).unwrap(), want, "{b:?} {n}");
+            // Streaming in uneven pieces crosses the fused groups' boundaries.
+            let mut d = sm4::CbcDecryptor::new(c.clone(), &iv, false);
+            let mut got = Vec::new();
+            for piece in ct.chunks(700) {
+                got.extend(d.update(piece));
+            }
+            got.extend(d.finalize().unwrap());
+            assert_eq!(got, want, "{b:?} {n} streaming");
+        }
+    }
+}
+
+#[test]
+fn ctr_long_runs_across_word_and_full_wraps() {
+    // Counter blocks computed independently with u128 arithmetic and ECB;
+    // long enough for the 32-block SIMD path, starting near each carry.
+    let starts = [0u128, 0xffff_fff0, (1u128 << 64) - 3, u128::MAX - 40, 0x1234_5678_9abc_def0_0000_0000_ffff_ffe7];
+    for b in Backend::available() {
+        let c = cipher(&[9u8; 16], b);
+        for &s in &starts {
+            for nblocks in [1usize, 31, 32, 33, 100] {
+                let mut want: Vec<u8> = (0..nblocks).flat_map(|i| s.wrapping_add(i as u128).to_be_bytes()).collect();
+                for blk in want.chunks_exact_mut(16) {
+                    let blk: &mut [u8; 16] = blk.try_into().unwrap();
+                    c.encrypt_block(blk);
+                }
+                let mut got = vec![0u8; 16 * nblocks];
+                sm4::ctr_apply_in_place(&c, &s.to_be_bytes(), &mut got);
+                assert_eq!(got, want, "{b:?} start {s:#x} {nblocks} blocks");
+            }
+        }
+    }
+}
+
+#[test]
 fn gcm_vectors() {
     let d = load("sm4.json");
     for b in Backend::available() {
@@ -218,6 +269,74 @@ fn xts_vectors() {
         assert_eq!(buf, ct, "{}", e["id"]);
         x.decrypt_in_place(&tw, &mut buf).unwrap();
         assert_eq!(buf, p, "{}", e["id"]);
+    }
+}
+
+/// Multiplication of a tweak by x, written independently of the library:
+/// IEEE 1619 on little-endian bytes, GB/T 17964 bit-reflected big-endian.
+fn times_x(t: [u8; 16], ieee: bool) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    if ieee {
+        let carry = t[15] >> 7;
+        for i in (1..16).rev() {
+            out[i] = (t[i] << 1) | (t[i - 1] >> 7);
+        }
+        out[0] = (t[0] << 1) ^ (0x87 * carry);
+    } else {
+        let carry = t[15] & 1;
+        for i in (1..16).rev() {
+            out[i] = (t[i] >> 1) | (t[i - 1] << 7);
+        }
+        out[0] = (t[0] >> 1) ^ (0xe1 * carry);
+    }
+    out
+}
+
+#[test]
+fn xts_long_matches_block_by_block() {
+    let key: Vec<u8> = (0..32).map(|i| (i * 7 + 1) as u8).collect();
+    let (k1, k2) = (Sm4::from_slice(&key[..16]).unwrap(), Sm4::from_slice(&key[16..]).unwrap());
+    for (std, ieee) in [(XtsStandard::Gb, false), (XtsStandard::Ieee, true)] {
+        let x = Xts::new(&key, std).unwrap();
+        for len in [16 * 100, 16 * 100 + 5, 16 * 70 + 15] {
+            let p: Vec<u8> = (0..len).map(|i| (i * 13 + 3) as u8).collect();
+            let mut t = [0x42u8; 16];
+            k2.encrypt_block(&mut t);
+            let whole = len / 16;
+            let mut want = p.clone();
+            let mut tweaks = Vec::new();
+            for _ in 0..whole + 1 {
+                tweaks.push(t);
+                t = times_x(t, ieee);
+            }
+            let xex = |b: &mut [u8], tw: &[u8; 16]| {
+                let mut v: [u8; 16] = b.try_into().unwrap();
+                v.iter_mut().zip(tw).for_each(|(a, b)| *a ^= b);
+                k1.encrypt_block(&mut v);
+                v.iter_mut().zip(tw).for_each(|(a, b)| *a ^= b);
+                b.copy_from_slice(&v);
+            };
+            for (i, blk) in want.chunks_exact_mut(16).enumerate() {
+                xex(blk, &tweaks[i]);
+            }
+            let r = len % 16;
+            if r != 0 {
+                // IEEE 1619 ciphertext stealing on the last whole block.
+                let last = 16 * (whole - 1);
+                let cc: Vec<u8> = want[last..last + 16].to_vec();
+                let mut pp = [0u8; 16];
+                pp[..r].copy_from_slice(&p[len - r..]);
+                pp[r..].copy_from_slice(&cc[r..]);
+                xex(&mut pp, &tweaks[whole]);
+                want[len - r..].copy_from_slice(&cc[..r]);
+                want[last..last + 16].copy_from_slice(&pp);
+            }
+            let mut got = p.clone();
+            x.encrypt_in_place(&[0x42; 16], &mut got).unwrap();
+            assert_eq!(got, want, "{std:?} {len}");
+            x.decrypt_in_place(&[0x42; 16], &mut got).unwrap();
+            assert_eq!(got, p, "{std:?} {len}");
+        }
     }
 }
 

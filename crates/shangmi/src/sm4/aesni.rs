@@ -122,12 +122,13 @@ fn transpose(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> [__m512i; 4] {
     ]
 }
 
-/// Runs the 32 rounds on 16 blocks (256 bytes) in place.
+/// Loads 16 blocks and transposes them into word-sliced form.
 #[inline]
-#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
-    let p = buf.as_mut_ptr();
-    // SAFETY: `buf` is 256 bytes: four unaligned 64-byte loads fit.
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load16(buf: &[u8], k: &K512) -> [__m512i; 4] {
+    assert!(buf.len() >= 256);
+    let p = buf.as_ptr();
+    // SAFETY: at least 256 readable bytes (checked above); unaligned loads.
     let (a, b, c, d) = unsafe {
         (
             _mm512_loadu_si512(p.cast()),
@@ -137,17 +138,18 @@ fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
         )
     };
     let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
-    let [mut x0, mut x1, mut x2, mut x3] = transpose(sw(a), sw(b), sw(c), sw(d));
-    for r in rk.chunks_exact(4) {
-        let key = |i: usize| _mm512_set1_epi32(r[i] as i32);
-        x0 = _mm512_xor_si512(x0, t512(_mm512_ternarylogic_epi32::<0x96>(x1, x2, _mm512_xor_si512(x3, key(0))), k));
-        x1 = _mm512_xor_si512(x1, t512(_mm512_ternarylogic_epi32::<0x96>(x2, x3, _mm512_xor_si512(x0, key(1))), k));
-        x2 = _mm512_xor_si512(x2, t512(_mm512_ternarylogic_epi32::<0x96>(x3, x0, _mm512_xor_si512(x1, key(2))), k));
-        x3 = _mm512_xor_si512(x3, t512(_mm512_ternarylogic_epi32::<0x96>(x0, x1, _mm512_xor_si512(x2, key(3))), k));
-    }
-    // The output block is (X35, X34, X33, X32): words in reverse order.
-    let [a, b, c, d] = transpose(x3, x2, x1, x0);
-    // SAFETY: as for the loads above.
+    transpose(sw(a), sw(b), sw(c), sw(d))
+}
+
+/// Writes the output block (X35, X34, X33, X32) of 16 blocks back.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn store16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
+    assert!(buf.len() >= 256);
+    let [a, b, c, d] = transpose(x[3], x[2], x[1], x[0]);
+    let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
+    let p = buf.as_mut_ptr();
+    // SAFETY: at least 256 writable bytes (checked above).
     unsafe {
         _mm512_storeu_si512(p.cast(), sw(a));
         _mm512_storeu_si512(p.add(64).cast(), sw(b));
@@ -156,19 +158,185 @@ fn crypt16(rk: &[u32; 32], buf: &mut [u8; 256], k: &K512) {
     }
 }
 
+/// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`.
+macro_rules! round {
+    ($x:ident, $i:expr, $key:expr, $k:expr) => {
+        $x[$i] = _mm512_xor_si512(
+            $x[$i],
+            t512(
+                _mm512_ternarylogic_epi32::<0x96>(
+                    $x[($i + 1) % 4],
+                    $x[($i + 2) % 4],
+                    _mm512_xor_si512($x[($i + 3) % 4], $key),
+                ),
+                $k,
+            ),
+        );
+    };
+}
+
+/// Groups of 16 blocks kept in flight by the bulk paths: with three, one
+/// group's S-box latency (about 25 cycles per round) hides behind the other
+/// two's work; a fourth starts spilling registers.
+const GROUPS: usize = 3;
+/// Bytes per bulk step.
+const STEP: usize = GROUPS * 256;
+
+/// The 32 rounds on `G` word-sliced groups, interleaved round by round.
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn rounds<const G: usize>(rk: &[u32; 32], s: &mut [[__m512i; 4]; G], k: &K512) {
+    for r in rk.chunks_exact(4) {
+        for i in 0..4 {
+            let key = _mm512_set1_epi32(r[i] as i32);
+            for x in s.iter_mut() {
+                round!(x, i, key, k);
+            }
+        }
+    }
+}
+
+/// Encrypts `G` groups of 16 blocks (256*G bytes) in place.
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn crypt_groups<const G: usize>(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
+    assert!(buf.len() >= 256 * G);
+    let mut s: [[__m512i; 4]; G] = core::array::from_fn(|g| load16(&buf[256 * g..], k));
+    rounds(rk, &mut s, k);
+    for (g, x) in s.into_iter().enumerate() {
+        store16(x, &mut buf[256 * g..], k);
+    }
+}
+
+/// Transposes 16 word-sliced keystream blocks back and XORs them into `buf`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn xor16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
+    assert!(buf.len() >= 256);
+    let [a, b, c, d] = transpose(x[3], x[2], x[1], x[0]);
+    let p = buf.as_mut_ptr();
+    for (i, v) in [a, b, c, d].into_iter().enumerate() {
+        let v = _mm512_shuffle_epi8(v, k.bswap);
+        // SAFETY: at least 256 bytes (checked above); 64-byte pieces at i*64.
+        unsafe {
+            let q = p.add(64 * i).cast();
+            _mm512_storeu_si512(q, _mm512_xor_si512(v, _mm512_loadu_si512(q)));
+        }
+    }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+    let k = consts512();
+    // Dword 4L + m of a transposed register belongs to block 4m + L.
+    let idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    let fixed =
+        [_mm512_set1_epi32(prefix[0] as i32), _mm512_set1_epi32(prefix[1] as i32), _mm512_set1_epi32(prefix[2] as i32)];
+    let mut c = _mm512_add_epi32(_mm512_set1_epi32(ctr as i32), idx);
+    let mut done = 0;
+    for g in data.chunks_exact_mut(STEP) {
+        let mut st: [[__m512i; 4]; GROUPS] = core::array::from_fn(|_| [fixed[0], fixed[1], fixed[2], c]);
+        for (i, x) in st.iter_mut().enumerate() {
+            x[3] = _mm512_add_epi32(c, _mm512_set1_epi32(16 * i as i32));
+        }
+        c = _mm512_add_epi32(c, _mm512_set1_epi32(16 * GROUPS as i32));
+        rounds(rk, &mut st, &k);
+        for (i, x) in st.into_iter().enumerate() {
+            xor16(x, &mut g[256 * i..], &k);
+        }
+        done += STEP;
+    }
+    done
+}
+
+/// CTR with a 32-bit counter: XORs into `data` the keystream of the blocks
+/// `prefix || ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32),
+/// over whole 768-byte steps only. Returns the bytes processed.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn ctr32_xor(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { ctr32_xor_impl(rk, prefix, ctr, data) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load512(p: &[u8]) -> __m512i {
+    assert!(p.len() >= 64);
+    // SAFETY: at least 64 readable bytes (checked above); unaligned load.
+    unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
+fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+    let k = consts512();
+    // SAFETY: 16 readable bytes.
+    let mut chain = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
+    let mut done = 0;
+    for g in data.chunks_exact_mut(STEP) {
+        let r: [__m512i; 4 * GROUPS] = core::array::from_fn(|i| load512(&g[64 * i..]));
+        // The previous ciphertext block of every block: [chain, c0, c1, c2], [c3, ...], ...
+        // (valignq shifts the pair of registers by three 128-bit lanes).
+        let prev: [__m512i; 4 * GROUPS] =
+            core::array::from_fn(|i| _mm512_alignr_epi64::<6>(r[i], if i == 0 { chain } else { r[i - 1] }));
+        chain = r[4 * GROUPS - 1];
+        let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
+        let mut st: [[__m512i; 4]; GROUPS] =
+            core::array::from_fn(|g| transpose(sw(r[4 * g]), sw(r[4 * g + 1]), sw(r[4 * g + 2]), sw(r[4 * g + 3])));
+        rounds(rk, &mut st, &k);
+        let p = g.as_mut_ptr();
+        for (gi, x) in st.into_iter().enumerate() {
+            let out = transpose(x[3], x[2], x[1], x[0]);
+            for (j, v) in out.into_iter().enumerate() {
+                let i = 4 * gi + j;
+                let v = _mm512_xor_si512(sw(v), prev[i]);
+                // SAFETY: `g` is STEP bytes; piece i is at 64*i < STEP.
+                unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), v) };
+            }
+        }
+        done += STEP;
+    }
+    let mut out = [0u8; 64];
+    // SAFETY: 64 writable bytes.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), chain) };
+    iv.copy_from_slice(&out[48..]);
+    done
+}
+
+/// CBC decryption in place over whole 768-byte steps, the XOR with the
+/// previous ciphertext fused into the kernel; `iv` becomes the last
+/// ciphertext block processed. Returns the bytes processed.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { cbc_decrypt_impl(rk, iv, data) }
+}
+
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
     let k = consts512();
-    let mut groups = data.chunks_exact_mut(256);
-    for g in &mut groups {
-        let g: &mut [u8; 256] = g.try_into().expect("chunks_exact gives 256 bytes");
-        crypt16(rk, g, &k);
+    let mut steps = data.chunks_exact_mut(STEP);
+    for g in &mut steps {
+        crypt_groups::<GROUPS>(rk, g, &k);
     }
-    let rest = groups.into_remainder();
+    let mut rest = steps.into_remainder();
+    if rest.len() >= 512 {
+        let (g, r) = rest.split_at_mut(512);
+        crypt_groups::<2>(rk, g, &k);
+        rest = r;
+    }
+    if rest.len() >= 256 {
+        let (g, r) = rest.split_at_mut(256);
+        crypt_groups::<1>(rk, g, &k);
+        rest = r;
+    }
     if !rest.is_empty() {
         let mut buf = [0u8; 256];
         buf[..rest.len()].copy_from_slice(rest);
-        crypt16(rk, &mut buf, &k);
+        crypt_groups::<1>(rk, &mut buf, &k);
         rest.copy_from_slice(&buf[..rest.len()]);
         zeroize::Zeroize::zeroize(&mut buf);
     }
@@ -199,46 +367,96 @@ fn load128(t: &[u8; 16]) -> __m128i {
     unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
 }
 
-/// One round function T on a word broadcast to all four lanes. Because the
-/// four columns are equal, `aesenclast`'s ShiftRows changes nothing, which
-/// saves a shuffle on this latency-bound path.
+/// The S-box on a word broadcast to all four lanes. Because the four
+/// columns are equal, `aesenclast`'s ShiftRows changes nothing, which saves a
+/// shuffle on this latency-bound path.
 #[inline]
 #[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
-fn t128(t: __m128i, k: &K128) -> __m128i {
+fn sbox128(t: __m128i, k: &K128) -> __m128i {
     let l = _mm_and_si128(t, k.m0f);
     let h = _mm_and_si128(_mm_srli_epi16::<4>(t), k.m0f);
     let u = _mm_xor_si128(_mm_shuffle_epi8(k.pre_lo, l), _mm_shuffle_epi8(k.pre_hi, h));
     let z = _mm_aesenclast_si128(u, _mm_setzero_si128());
     let l = _mm_and_si128(z, k.m0f);
     let h = _mm_and_si128(_mm_srli_epi16::<4>(z), k.m0f);
-    let s = _mm_xor_si128(_mm_shuffle_epi8(k.post_lo, l), _mm_shuffle_epi8(k.post_hi, h));
-    let a = _mm_ternarylogic_epi32::<0x96>(s, _mm_rol_epi32::<2>(s), _mm_rol_epi32::<10>(s));
-    _mm_ternarylogic_epi32::<0x96>(a, _mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s))
+    _mm_xor_si128(_mm_shuffle_epi8(k.post_lo, l), _mm_shuffle_epi8(k.post_hi, h))
 }
 
-#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
-fn crypt_one_impl(rk: &[u32; 32], block: &mut [u8; 16]) {
-    let k = K128 {
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn consts128() -> K128 {
+    K128 {
         m0f: _mm_set1_epi8(0x0f),
         pre_lo: load128(&PRE_TABLES.0),
         pre_hi: load128(&PRE_TABLES.1),
         post_lo: load128(&POST_TABLES.0),
         post_hi: load128(&POST_TABLES.1),
-    };
-    let w = |i: usize| {
-        _mm_set1_epi32(u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]]) as i32)
-    };
-    let (mut x0, mut x1, mut x2, mut x3) = (w(0), w(1), w(2), w(3));
-    for r in rk.chunks_exact(4) {
-        let key = |i: usize| _mm_set1_epi32(r[i] as i32);
-        x0 = _mm_xor_si128(x0, t128(_mm_ternarylogic_epi32::<0x96>(x1, x2, _mm_xor_si128(x3, key(0))), &k));
-        x1 = _mm_xor_si128(x1, t128(_mm_ternarylogic_epi32::<0x96>(x2, x3, _mm_xor_si128(x0, key(1))), &k));
-        x2 = _mm_xor_si128(x2, t128(_mm_ternarylogic_epi32::<0x96>(x3, x0, _mm_xor_si128(x1, key(2))), &k));
-        x3 = _mm_xor_si128(x3, t128(_mm_ternarylogic_epi32::<0x96>(x0, x1, _mm_xor_si128(x2, key(3))), &k));
     }
-    for (i, x) in [x3, x2, x1, x0].into_iter().enumerate() {
-        block[4 * i..4 * i + 4].copy_from_slice(&(_mm_cvtsi128_si32(x) as u32).to_be_bytes());
+}
+
+/// One block (as loaded from memory) through the 32 rounds, arranged for the
+/// shortest dependency chain: the next round's input is formed directly from
+/// the rotations of this round's S-box output and a value computed off the
+/// critical path (x[i+2] ^ x[i+3] ^ x[i] ^ rk[i+1]), so a round costs the
+/// S-box latency plus three single-cycle steps.
+#[inline]
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn one_block(rk: &[u32; 32], block: __m128i, k: &K128) -> __m128i {
+    let bswap = load128(&BSWAP32);
+    let v = _mm_shuffle_epi8(block, bswap);
+    let mut x = [
+        _mm_shuffle_epi32::<0x00>(v),
+        _mm_shuffle_epi32::<0x55>(v),
+        _mm_shuffle_epi32::<0xaa>(v),
+        _mm_shuffle_epi32::<0xff>(v),
+    ];
+    let key = |i: usize| _mm_set1_epi32(rk[i % 32] as i32);
+    let mut t = _mm_ternarylogic_epi32::<0x96>(x[1], x[2], _mm_xor_si128(x[3], key(0)));
+    for i in 0..32 {
+        let (j, a_, b_) = (i % 4, (i + 2) % 4, (i + 3) % 4);
+        let s = sbox128(t, k);
+        let a = _mm_ternarylogic_epi32::<0x96>(s, _mm_rol_epi32::<2>(s), _mm_rol_epi32::<10>(s));
+        let (r18, r24) = (_mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s));
+        let q = _mm_ternarylogic_epi32::<0x96>(x[a_], x[b_], _mm_xor_si128(x[j], key(i + 1)));
+        t = _mm_xor_si128(_mm_ternarylogic_epi32::<0x96>(r18, r24, q), a);
+        x[j] = _mm_xor_si128(_mm_ternarylogic_epi32::<0x96>(x[j], r18, r24), a);
     }
+    // Output (X35, X34, X33, X32) = (x3, x2, x1, x0), words back to big-endian.
+    let hi = _mm_unpacklo_epi32(x[3], x[2]);
+    let lo = _mm_unpacklo_epi32(x[1], x[0]);
+    _mm_shuffle_epi8(_mm_unpacklo_epi64(hi, lo), bswap)
+}
+
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn crypt_one_impl(rk: &[u32; 32], block: &mut [u8; 16]) {
+    let k = consts128();
+    let out = one_block(rk, load128(block), &k);
+    // SAFETY: 16 writable bytes.
+    unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), out) };
+}
+
+#[target_feature(enable = "aes,ssse3,avx512f,avx512vl")]
+fn cbc_encrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    let k = consts128();
+    let mut chain = load128(iv);
+    for b in data.chunks_exact_mut(16) {
+        let b: &mut [u8; 16] = b.try_into().expect("chunks_exact gives 16 bytes");
+        chain = one_block(rk, _mm_xor_si128(chain, load128(b)), &k);
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), chain) };
+    }
+    // SAFETY: 16 writable bytes.
+    unsafe { _mm_storeu_si128(iv.as_mut_ptr().cast(), chain) };
+}
+
+/// CBC encryption of whole blocks in place (serial); `iv` becomes the last
+/// ciphertext block.
+///
+/// # Safety
+/// The CPU must support the features checked by [`supported`].
+pub(crate) unsafe fn cbc_encrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the caller guarantees the target features.
+    unsafe { cbc_encrypt_impl(rk, iv, data) }
 }
 
 /// Encrypts (or decrypts) one block, latency-optimised for serial modes.

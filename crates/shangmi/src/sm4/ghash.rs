@@ -25,9 +25,9 @@ fn gf_mul_portable(x: u128, y: u128) -> u128 {
 pub(crate) struct Ghash {
     h: u128,
     acc: u128,
-    /// H^1..H^4 in the byte-reversed layout used by the PCLMULQDQ code.
+    /// H^1..H^8 in the byte-reversed layout used by the PCLMULQDQ code.
     #[cfg(target_arch = "x86_64")]
-    powers: Option<[[u8; 16]; 4]>,
+    powers: Option<[[u8; 16]; 8]>,
 }
 
 impl Drop for Ghash {
@@ -46,11 +46,13 @@ impl Ghash {
         let hv = u128::from_be_bytes(*h);
         #[cfg(target_arch = "x86_64")]
         let powers = if backend == Backend::AesniAvx512 {
-            let h2 = gf_mul_portable(hv, hv);
-            let h3 = gf_mul_portable(h2, hv);
-            let h4 = gf_mul_portable(h3, hv);
-            let rev = |v: u128| v.to_le_bytes();
-            Some([rev(hv), rev(h2), rev(h3), rev(h4)])
+            let mut p = [[0u8; 16]; 8];
+            let mut acc = hv;
+            for slot in p.iter_mut() {
+                *slot = acc.to_le_bytes();
+                acc = gf_mul_portable(acc, hv);
+            }
+            Some(p)
         } else {
             None
         };
@@ -102,14 +104,22 @@ impl Ghash {
 mod clmul {
     use core::arch::x86_64::*;
 
-    /// 256-bit carry-less product of two byte-reversed elements (hi, lo),
-    /// not yet shifted or reduced.
+    /// Carry-less product of two byte-reversed elements as (lo, mid, hi)
+    /// 128-bit pieces, the middle not yet folded in (so that sums of several
+    /// products fold once).
     #[inline]
     #[target_feature(enable = "pclmulqdq,sse2")]
-    fn mul(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    fn mul3(a: __m128i, b: __m128i) -> (__m128i, __m128i, __m128i) {
         let lo = _mm_clmulepi64_si128::<0x00>(a, b);
         let m = _mm_xor_si128(_mm_clmulepi64_si128::<0x10>(a, b), _mm_clmulepi64_si128::<0x01>(a, b));
         let hi = _mm_clmulepi64_si128::<0x11>(a, b);
+        (lo, m, hi)
+    }
+
+    /// Folds the middle term into (hi, lo).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn fold(lo: __m128i, m: __m128i, hi: __m128i) -> (__m128i, __m128i) {
         (_mm_xor_si128(hi, _mm_srli_si128::<8>(m)), _mm_xor_si128(lo, _mm_slli_si128::<8>(m)))
     }
 
@@ -147,27 +157,31 @@ mod clmul {
     }
 
     #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    fn update_impl(acc: u128, powers: &[[u8; 16]; 4], data: &[u8]) -> u128 {
+    fn update_impl(acc: u128, powers: &[[u8; 16]; 8], data: &[u8]) -> u128 {
         // Byte-reversed big-endian block == the u128's little-endian bytes.
         let load = |b: &[u8; 16]| {
             // SAFETY: 16 readable bytes.
             unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
         };
-        let h = [load(&powers[0]), load(&powers[1]), load(&powers[2]), load(&powers[3])];
+        let h: [__m128i; 8] = core::array::from_fn(|i| load(&powers[i]));
         let mut x = load(&acc.to_le_bytes());
-        let mut quads = data.chunks_exact(64);
-        for q in &mut quads {
-            let b0 = _mm_xor_si128(x, load_rev(&q[..16]));
-            let (h0, l0) = mul(b0, h[3]);
-            let (h1, l1) = mul(load_rev(&q[16..32]), h[2]);
-            let (h2, l2) = mul(load_rev(&q[32..48]), h[1]);
-            let (h3, l3) = mul(load_rev(&q[48..64]), h[0]);
-            let hi = _mm_xor_si128(_mm_xor_si128(h0, h1), _mm_xor_si128(h2, h3));
-            let lo = _mm_xor_si128(_mm_xor_si128(l0, l1), _mm_xor_si128(l2, l3));
+        let mut octets = data.chunks_exact(128);
+        for q in &mut octets {
+            // x' = (x + B0)·H^8 + B1·H^7 + ... + B7·H: eight products, one
+            // middle fold and one reduction.
+            let (mut lo, mut m, mut hi) = mul3(_mm_xor_si128(x, load_rev(&q[..16])), h[7]);
+            for i in 1..8 {
+                let (l, mm, hh) = mul3(load_rev(&q[16 * i..16 * i + 16]), h[7 - i]);
+                lo = _mm_xor_si128(lo, l);
+                m = _mm_xor_si128(m, mm);
+                hi = _mm_xor_si128(hi, hh);
+            }
+            let (hi, lo) = fold(lo, m, hi);
             x = reduce(hi, lo);
         }
-        for b in quads.remainder().chunks_exact(16) {
-            let (hi, lo) = mul(_mm_xor_si128(x, load_rev(b)), h[0]);
+        for b in octets.remainder().chunks_exact(16) {
+            let (lo, m, hi) = mul3(_mm_xor_si128(x, load_rev(b)), h[0]);
+            let (hi, lo) = fold(lo, m, hi);
             x = reduce(hi, lo);
         }
         let mut out = [0u8; 16];
@@ -178,7 +192,7 @@ mod clmul {
 
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSSE3.
-    pub(super) unsafe fn update(acc: u128, powers: &[[u8; 16]; 4], data: &[u8]) -> u128 {
+    pub(super) unsafe fn update(acc: u128, powers: &[[u8; 16]; 8], data: &[u8]) -> u128 {
         // SAFETY: the caller guarantees the target features.
         unsafe { update_impl(acc, powers, data) }
     }
@@ -191,7 +205,7 @@ mod tests {
     #[test]
     fn clmul_matches_portable() {
         let mut h = [0u8; 16];
-        let mut data = vec![0u8; 16 * 11];
+        let mut data = vec![0u8; 16 * 27];
         let mut s = 0x9e3779b97f4a7c15u64;
         let mut next = || {
             s ^= s << 13;
@@ -204,7 +218,7 @@ mod tests {
         let mut p = Ghash::new(&h, Backend::Portable);
         p.update_blocks(&data);
         for b in Backend::available() {
-            for split in [0, 16, 48, 64, 80, 176] {
+            for split in [0, 16, 48, 64, 80, 128, 144, 176, 256, 432] {
                 let mut g = Ghash::new(&h, b);
                 g.update_blocks(&data[..split]);
                 g.update_blocks(&data[split..]);

@@ -32,8 +32,9 @@ use zeroize::Zeroize;
 pub use ccm::Ccm;
 pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
 pub use modes::{
-    cbc_decrypt_with, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place, ctr_apply_in_place, ecb_decrypt,
-    ecb_encrypt, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
+    cbc_decrypt_into, cbc_decrypt_with, cbc_encrypt_into, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place,
+    ctr_apply_in_place, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into, encrypted_len,
+    ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
 };
 
 use crate::{Error, Result};
@@ -177,6 +178,91 @@ impl Sm4 {
         self.many(&self.dec, data)
     }
 
+    /// XORs the keystream of the counter blocks `prefix || ctr`, `prefix ||
+    /// ctr+1`, ... (32-bit big-endian counter wrapping mod 2^32, as GCM's
+    /// inc32) into the whole blocks of `data`; returns the next counter.
+    pub(crate) fn ctr32_xor(&self, prefix: &[u8; 12], mut ctr: u32, data: &mut [u8]) -> u32 {
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        let mut data = &mut data[..whole];
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::AesniAvx512 {
+            let w =
+                |i: usize| u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]]);
+            // SAFETY: this backend is only chosen when its CPU features exist.
+            let done = unsafe { aesni::ctr32_xor(&self.enc, [w(0), w(1), w(2)], ctr, data) };
+            ctr = ctr.wrapping_add((done / BLOCK_SIZE) as u32);
+            data = &mut data[done..];
+        }
+        if data.is_empty() {
+            return ctr;
+        }
+        let mut ks = [0u8; modes::CHUNK];
+        for chunk in data.chunks_mut(modes::CHUNK) {
+            let ks = &mut ks[..chunk.len()];
+            for b in ks.chunks_exact_mut(BLOCK_SIZE) {
+                b[..12].copy_from_slice(prefix);
+                b[12..].copy_from_slice(&ctr.to_be_bytes());
+                ctr = ctr.wrapping_add(1);
+            }
+            self.encrypt_blocks(ks);
+            for (d, k) in chunk.iter_mut().zip(ks.iter()) {
+                *d ^= k;
+            }
+        }
+        ks.zeroize();
+        ctr
+    }
+
+    /// XORs the keystream of a full 128-bit big-endian counter into the whole
+    /// blocks of `data`; returns the next counter.
+    pub(crate) fn ctr128_xor(&self, mut ctr: u128, data: &mut [u8]) -> u128 {
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        let mut data = &mut data[..whole];
+        while !data.is_empty() {
+            // Run the 32-bit counter path up to the next carry out of the low word.
+            let lo = ctr as u32;
+            let before_carry = (u32::MAX - lo) as u64 + 1;
+            let n = ((data.len() / BLOCK_SIZE) as u64).min(before_carry) as usize;
+            let mut prefix = [0u8; 12];
+            prefix.copy_from_slice(&ctr.to_be_bytes()[..12]);
+            let (now, rest) = data.split_at_mut(n * BLOCK_SIZE);
+            self.ctr32_xor(&prefix, lo, now);
+            ctr = ctr.wrapping_add(n as u128);
+            data = rest;
+        }
+        ctr
+    }
+
+    /// CBC encryption of whole blocks in place; `iv` becomes the last block.
+    pub(crate) fn cbc_encrypt_serial(&self, iv: &mut [u8; 16], data: &mut [u8]) {
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        let data = &mut data[..whole];
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::AesniAvx512 {
+            // SAFETY: this backend is only chosen when its CPU features exist.
+            return unsafe { aesni::cbc_encrypt(&self.enc, iv, data) };
+        }
+        for block in data.chunks_exact_mut(BLOCK_SIZE) {
+            for (a, b) in iv.iter_mut().zip(block.iter()) {
+                *a ^= b;
+            }
+            self.encrypt_block(iv);
+            block.copy_from_slice(iv);
+        }
+    }
+
+    /// CBC decryption of as many whole 512-byte groups as a fused SIMD
+    /// kernel handles (none on the portable backend); returns bytes done.
+    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::AesniAvx512 {
+            // SAFETY: this backend is only chosen when its CPU features exist.
+            return unsafe { aesni::cbc_decrypt(&self.dec, iv, data) };
+        }
+        let _ = (iv, data);
+        0
+    }
+
     fn one(&self, rk: &[u32; 32], block: &mut [u8; 16]) {
         match self.backend {
             #[cfg(target_arch = "x86_64")]
@@ -209,4 +295,31 @@ pub fn cbc_encrypt(key: &[u8; 16], iv: &[u8; 16], data: &[u8], padding: bool) ->
 /// padding is reported as [`Error::InvalidInput`].
 pub fn cbc_decrypt(key: &[u8; 16], iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
     cbc_decrypt_with(&Sm4::new(key), iv, data, padding)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctr32_wraps_the_low_word_only() {
+        // GCM's inc32: the prefix never changes, the last word wraps mod 2^32.
+        let prefix = [0xabu8; 12];
+        for b in Backend::available() {
+            let c = Sm4::with_backend(&[5u8; 16], b).unwrap();
+            for start in [0u32, u32::MAX - 40, u32::MAX] {
+                let n = 70;
+                let mut want = vec![0u8; 16 * n];
+                for (i, blk) in want.chunks_exact_mut(16).enumerate() {
+                    blk[..12].copy_from_slice(&prefix);
+                    blk[12..].copy_from_slice(&start.wrapping_add(i as u32).to_be_bytes());
+                }
+                c.encrypt_blocks(&mut want);
+                let mut got = vec![0u8; 16 * n];
+                let next = c.ctr32_xor(&prefix, start, &mut got);
+                assert_eq!(got, want, "{b:?} start {start:#x}");
+                assert_eq!(next, start.wrapping_add(n as u32));
+            }
+        }
+    }
 }

@@ -107,16 +107,17 @@ pub fn ecb_decrypt(c: &Sm4, data: &[u8], padding: bool) -> Result<Vec<u8>> {
 /// CBC encryption in place over whole blocks; `iv` becomes the last block.
 /// Serial by nature: one block at a time.
 pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
-    for block in data.chunks_exact_mut(BLOCK_SIZE) {
-        xor_in(iv, block);
-        c.encrypt_block(iv);
-        block.copy_from_slice(iv);
-    }
+    c.cbc_encrypt_serial(iv, data);
 }
 
 /// CBC decryption in place over whole blocks; `iv` becomes the last
 /// ciphertext block. Parallel: decrypt a batch, then xor the previous blocks.
 pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
+    let done = c.cbc_decrypt_fused(iv, data);
+    let data = &mut data[done..];
+    if data.is_empty() {
+        return;
+    }
     let mut saved = [0u8; CHUNK];
     for chunk in data.chunks_mut(CHUNK) {
         let n = chunk.len() - chunk.len() % BLOCK_SIZE;
@@ -155,6 +156,107 @@ pub fn cbc_decrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> R
     } else {
         Ok(v)
     }
+}
+
+/// Output length of ECB/CBC encryption: whole blocks, plus PKCS#7 padding
+/// (always 1..=16 bytes) when `padding`.
+pub fn encrypted_len(len: usize, padding: bool) -> Result<usize> {
+    if padding {
+        Ok(len - len % BLOCK_SIZE + BLOCK_SIZE)
+    } else if len % BLOCK_SIZE != 0 {
+        Err(not_whole_blocks(len))
+    } else {
+        Ok(len)
+    }
+}
+
+fn pad_into(data: &[u8], out: &mut [u8]) {
+    out[..data.len()].copy_from_slice(data);
+    let n = (out.len() - data.len()) as u8;
+    out[data.len()..].fill(n);
+}
+
+/// ECB encryption into `out`, which must be `encrypted_len(data.len(), padding)` bytes.
+pub fn ecb_encrypt_into(c: &Sm4, data: &[u8], padding: bool, out: &mut [u8]) -> Result<()> {
+    if out.len() != encrypted_len(data.len(), padding)? {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    pad_into(data, out);
+    c.encrypt_blocks(out);
+    Ok(())
+}
+
+/// CBC encryption into `out`, which must be `encrypted_len(data.len(), padding)` bytes.
+pub fn cbc_encrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool, out: &mut [u8]) -> Result<()> {
+    if out.len() != encrypted_len(data.len(), padding)? {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    pad_into(data, out);
+    let mut chain = *iv;
+    cbc_encrypt_blocks(c, &mut chain, out);
+    Ok(())
+}
+
+/// Plaintext length of an ECB (`iv = None`) or CBC ciphertext: with
+/// `padding`, decrypts the last block alone and checks its PKCS#7 padding in
+/// constant time. Pair with [`ecb_decrypt_into`] / [`cbc_decrypt_into`].
+pub fn decrypted_len(c: &Sm4, iv: Option<&[u8; 16]>, data: &[u8], padding: bool) -> Result<usize> {
+    check_ciphertext(data.len(), padding)?;
+    if !padding {
+        return Ok(data.len());
+    }
+    let n = data.len();
+    let mut last = [0u8; 16];
+    last.copy_from_slice(&data[n - BLOCK_SIZE..]);
+    c.decrypt_block(&mut last);
+    if let Some(iv) = iv {
+        let prev = if n >= 2 * BLOCK_SIZE { &data[n - 2 * BLOCK_SIZE..n - BLOCK_SIZE] } else { &iv[..] };
+        xor_in(&mut last, prev);
+    }
+    let r = padding_len(&last);
+    last.zeroize();
+    Ok(n - r?)
+}
+
+/// ECB decryption into `out` (its length from [`decrypted_len`]): the
+/// padding, already checked there, is dropped.
+pub fn ecb_decrypt_into(c: &Sm4, data: &[u8], out: &mut [u8]) -> Result<()> {
+    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || data.len() % BLOCK_SIZE != 0 {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    let whole = out.len() - out.len() % BLOCK_SIZE;
+    out[..whole].copy_from_slice(&data[..whole]);
+    c.decrypt_blocks(&mut out[..whole]);
+    if whole < out.len() {
+        let mut last = [0u8; 16];
+        last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
+        c.decrypt_block(&mut last);
+        let k = out.len() - whole;
+        out[whole..].copy_from_slice(&last[..k]);
+        last.zeroize();
+    }
+    Ok(())
+}
+
+/// CBC decryption into `out` (its length from [`decrypted_len`]).
+pub fn cbc_decrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> Result<()> {
+    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || data.len() % BLOCK_SIZE != 0 {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    let whole = out.len() - out.len() % BLOCK_SIZE;
+    out[..whole].copy_from_slice(&data[..whole]);
+    let mut chain = *iv;
+    cbc_decrypt_blocks(c, &mut chain, &mut out[..whole]);
+    if whole < out.len() {
+        let mut last = [0u8; 16];
+        last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
+        c.decrypt_block(&mut last);
+        xor_in(&mut last, &chain);
+        let k = out.len() - whole;
+        out[whole..].copy_from_slice(&last[..k]);
+        last.zeroize();
+    }
+    Ok(())
 }
 
 /// Incremental CBC encryption. `update` returns the whole blocks completed so
@@ -260,14 +362,6 @@ impl Drop for CbcDecryptor {
     }
 }
 
-/// Fills `out` (whole blocks) with consecutive big-endian counter blocks.
-fn fill_counters(ctr: &mut u128, out: &mut [u8]) {
-    for b in out.chunks_exact_mut(BLOCK_SIZE) {
-        b.copy_from_slice(&ctr.to_be_bytes());
-        *ctr = ctr.wrapping_add(1);
-    }
-}
-
 /// CTR keystream generator with a full 128-bit big-endian counter; usable
 /// as a streaming context (any chunk sizes) or one-shot.
 #[derive(Debug, Clone)]
@@ -293,16 +387,9 @@ impl CtrStream {
             self.used += 1;
             data = &mut data[1..];
         }
-        let mut ks = [0u8; CHUNK];
         let whole = data.len() - data.len() % BLOCK_SIZE;
         let (body, tail) = data.split_at_mut(whole);
-        for chunk in body.chunks_mut(CHUNK) {
-            let ks = &mut ks[..chunk.len()];
-            fill_counters(&mut self.counter, ks);
-            self.cipher.encrypt_blocks(ks);
-            xor_in(chunk, ks);
-        }
-        ks.zeroize();
+        self.counter = self.cipher.ctr128_xor(self.counter, body);
         if !tail.is_empty() {
             self.ks = self.counter.to_be_bytes();
             self.counter = self.counter.wrapping_add(1);

@@ -1,0 +1,41 @@
+//! SM4 throughput per backend and mode on 1 MiB (a rough guide; the
+//! benchmark that counts is `shangmi bench sm4`, which compares with OpenSSL
+//! in the same process). Run: `cargo run --release --example sm4_throughput`.
+
+use std::time::Instant;
+
+use shangmi::sm4::{self, Backend, Gcm, Sm4};
+
+fn rate(name: &str, bytes: usize, mut f: impl FnMut()) {
+    f();
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!("{name:<28} {:>8.1} MB/s", bytes as f64 / best / 1e6);
+}
+
+fn main() {
+    let key = [0x2bu8; 16];
+    let iv = [0x11u8; 16];
+    for b in Backend::available() {
+        let size = if b == Backend::Portable { 1 << 16 } else { 1 << 20 };
+        let mut buf = vec![0x5au8; size];
+        let c = Sm4::with_backend(&key, b).unwrap();
+        let n = b.name();
+        rate(&format!("{n} ecb"), size, || c.encrypt_blocks(&mut buf));
+        rate(&format!("{n} ctr"), size, || sm4::ctr_apply_in_place(&c, &iv, &mut buf));
+        rate(&format!("{n} cbc-encrypt"), size, || {
+            sm4::cbc_encrypt_with(&c, &iv, &buf, false).unwrap();
+        });
+        rate(&format!("{n} cbc-decrypt"), size, || {
+            sm4::cbc_decrypt_with(&c, &iv, &buf, false).unwrap();
+        });
+        let g = Gcm::with_cipher(c.clone(), 16);
+        rate(&format!("{n} gcm"), size, || {
+            g.encrypt_in_place_detached(&[1; 12], b"", &mut buf).unwrap();
+        });
+    }
+}
