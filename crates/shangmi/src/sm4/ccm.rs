@@ -18,7 +18,7 @@ pub struct Ccm {
 impl Ccm {
     /// Builds CCM from a 16-byte key and a tag length (4, 6, ..., 16).
     pub fn new(key: &[u8], tag_len: usize) -> Result<Ccm> {
-        if !(4..=16).contains(&tag_len) || tag_len % 2 != 0 {
+        if !(4..=16).contains(&tag_len) || !tag_len.is_multiple_of(2) {
             return Err(Error::invalid(format!(
                 "CCM tag length must be an even number from 4 to 16 bytes, got {tag_len}"
             )));

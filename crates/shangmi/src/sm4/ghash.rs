@@ -79,7 +79,7 @@ impl Ghash {
 
     /// Absorbs whole 16-byte blocks.
     pub(crate) fn update_blocks(&mut self, data: &[u8]) {
-        debug_assert!(data.len() % 16 == 0);
+        debug_assert!(data.len().is_multiple_of(16));
         #[cfg(target_arch = "x86_64")]
         if let Some(p) = &self.powers {
             // SAFETY: powers exist only for the AES-NI backend, whose

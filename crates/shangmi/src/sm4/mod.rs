@@ -14,10 +14,7 @@
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
 //! CBC/CTR contexts), [`gcm`] and [`ccm`].
 
-// The 512-bit intrinsics are stable since Rust 1.89; the workspace's
-// rust-version (1.85) predates them, so clippy is told this module needs 1.89.
 #[cfg(target_arch = "x86_64")]
-#[clippy::msrv = "1.89"]
 mod aesni;
 pub mod ccm;
 pub mod gcm;

@@ -19,12 +19,12 @@ fn not_whole_blocks(len: usize) -> Error {
 }
 
 fn check_ciphertext(len: usize, padding: bool) -> Result<()> {
-    if padding && (len == 0 || len % BLOCK_SIZE != 0) {
+    if padding && (len == 0 || !len.is_multiple_of(BLOCK_SIZE)) {
         return Err(Error::invalid(format!(
             "ciphertext must be a non-empty multiple of 16 bytes when padding=True, got {len}"
         )));
     }
-    if !padding && len % BLOCK_SIZE != 0 {
+    if !padding && !len.is_multiple_of(BLOCK_SIZE) {
         return Err(not_whole_blocks(len));
     }
     Ok(())
@@ -83,7 +83,7 @@ fn xor_in(dst: &mut [u8], src: &[u8]) {
 pub fn ecb_encrypt(c: &Sm4, data: &[u8], padding: bool) -> Result<Vec<u8>> {
     let mut v = if padding {
         pad(data)
-    } else if data.len() % BLOCK_SIZE != 0 {
+    } else if !data.len().is_multiple_of(BLOCK_SIZE) {
         return Err(not_whole_blocks(data.len()));
     } else {
         data.to_vec()
@@ -135,7 +135,7 @@ pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
 pub fn cbc_encrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
     let mut v = if padding {
         pad(data)
-    } else if data.len() % BLOCK_SIZE != 0 {
+    } else if !data.len().is_multiple_of(BLOCK_SIZE) {
         return Err(not_whole_blocks(data.len()));
     } else {
         data.to_vec()
@@ -163,7 +163,7 @@ pub fn cbc_decrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> R
 pub fn encrypted_len(len: usize, padding: bool) -> Result<usize> {
     if padding {
         Ok(len - len % BLOCK_SIZE + BLOCK_SIZE)
-    } else if len % BLOCK_SIZE != 0 {
+    } else if !len.is_multiple_of(BLOCK_SIZE) {
         Err(not_whole_blocks(len))
     } else {
         Ok(len)
@@ -221,7 +221,7 @@ pub fn decrypted_len(c: &Sm4, iv: Option<&[u8; 16]>, data: &[u8], padding: bool)
 /// ECB decryption into `out` (its length from [`decrypted_len`]): the
 /// padding, already checked there, is dropped.
 pub fn ecb_decrypt_into(c: &Sm4, data: &[u8], out: &mut [u8]) -> Result<()> {
-    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || data.len() % BLOCK_SIZE != 0 {
+    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || !data.len().is_multiple_of(BLOCK_SIZE) {
         return Err(Error::invalid("output buffer has the wrong length"));
     }
     let whole = out.len() - out.len() % BLOCK_SIZE;
@@ -240,7 +240,7 @@ pub fn ecb_decrypt_into(c: &Sm4, data: &[u8], out: &mut [u8]) -> Result<()> {
 
 /// CBC decryption into `out` (its length from [`decrypted_len`]).
 pub fn cbc_decrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> Result<()> {
-    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || data.len() % BLOCK_SIZE != 0 {
+    if out.len() > data.len() || data.len() - out.len() > BLOCK_SIZE || !data.len().is_multiple_of(BLOCK_SIZE) {
         return Err(Error::invalid("output buffer has the wrong length"));
     }
     let whole = out.len() - out.len() % BLOCK_SIZE;

@@ -167,7 +167,7 @@ fn store(x: &[u32; 4], b: &mut [u8]) {
 /// Encrypts (or, with reversed round keys, decrypts) whole 16-byte blocks in
 /// place, two at a time so that both 32-bit halves of the SWAR S-box work.
 pub(crate) fn crypt_blocks(rk: &[u32; 32], data: &mut [u8]) {
-    debug_assert!(data.len() % 16 == 0);
+    debug_assert!(data.len().is_multiple_of(16));
     let mut pairs = data.chunks_exact_mut(32);
     for pair in &mut pairs {
         let (a, b) = pair.split_at_mut(16);

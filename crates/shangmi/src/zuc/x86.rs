@@ -452,7 +452,7 @@ impl Stream {
 #[target_feature(enable = "avx2,pclmulqdq,ssse3,sse4.1")]
 pub(crate) unsafe fn window_xor(msg: &[u8], ks: &[u32]) -> u32 {
     let words = msg.len() / 4;
-    debug_assert!(msg.len() % 4 == 0 && ks.len() > words);
+    debug_assert!(msg.len().is_multiple_of(4) && ks.len() > words);
     // Reverses the bits of each byte with two nibble lookups.
     const REV_LO: [u8; 16] =
         [0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0];
