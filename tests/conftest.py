@@ -6,6 +6,9 @@ import json
 import os
 import shutil
 import subprocess
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +49,36 @@ requires_openssl = pytest.mark.skipif(
     not openssl_available() and not os.environ.get("CI"),
     reason="openssl CLI not installed (CI installs it; there this test never skips)",
 )
+
+
+def assert_gil_released(call: Callable[[], object]) -> None:
+    """Fails unless ``call`` lets other Python threads run while it works.
+
+    ``call`` runs in a worker thread while this thread records timestamps in
+    a tight loop. If the native code holds the GIL, this thread gets at most
+    one switch interval (5 ms) inside the call's window; if it releases the
+    GIL, stamps cover the whole window. ``call`` should take well over 50 ms.
+    """
+    window: list[float] = []
+    stamps: list[float] = []
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            t0 = time.perf_counter()
+            call()
+            window.extend([t0, time.perf_counter()])
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    worker.join()
+    assert window, "the call raised"
+    inside = [s for s in stamps if window[0] < s < window[1]]
+    assert inside and inside[-1] - inside[0] > 0.5 * (window[1] - window[0]), (
+        f"other threads ran for {inside[-1] - inside[0] if inside else 0:.3f} s "
+        f"of a {window[1] - window[0]:.3f} s native call: the GIL was held"
+    )

@@ -75,3 +75,13 @@ def test_cli_bad_hex_is_clean_error() -> None:
     assert proc.returncode != 0
     assert "must be hex" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_gil_check_detects_a_held_gil() -> None:
+    """The GIL assertion used by every algorithm's tests can fail: bytes.count
+    is C code that never releases the GIL."""
+    from conftest import assert_gil_released
+
+    big = bytes(400 << 20)
+    with pytest.raises(AssertionError, match="GIL was held"):
+        assert_gil_released(lambda: big.count(b"\x01"))

@@ -13,7 +13,6 @@ import copy
 import hashlib
 import pickle
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import load_vectors, unhex
+from conftest import assert_gil_released, load_vectors, unhex
 from shangmi import sm2, sm3
 from shangmi.exceptions import (
     DecryptionError,
@@ -590,29 +589,7 @@ def test_verify_many_releases_the_gil(key: sm2.PrivateKey) -> None:
     sigs = sm2.sign_many(key, msgs)
     pub = key.public_key()
     items = [(pub, m, s) for m, s in zip(msgs, sigs)]
-    ticks = 0
-    stop = threading.Event()
-
-    def counter() -> None:
-        nonlocal ticks
-        while not stop.is_set():
-            ticks += 1
-            time.sleep(0)
-
-    t = threading.Thread(target=counter)
-    t.start()
-    try:
-        time.sleep(0.01)
-        before = ticks
-        start = time.perf_counter()
-        while time.perf_counter() - start < 0.3:
-            sm2.verify_many(items)
-        during = ticks - before
-    finally:
-        stop.set()
-        t.join()
-    # With the GIL held for the whole batch the counter would be starved.
-    assert during > 50
+    assert_gil_released(lambda: sm2.verify_many(items))
 
 
 def test_operations_work_from_many_threads(key: sm2.PrivateKey) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from shangmi import sm4
 from shangmi.cli import main
-from tests.conftest import requires_openssl, run_openssl
+from conftest import requires_openssl, run_openssl
 
 KEY = bytes(range(16))
 IV = bytes(range(16, 32))
