@@ -197,8 +197,10 @@ pub(crate) mod adx {
                 "adc r12, 0",
                 "xor r13, r13",
                 "xor r15, r15",
+                // Shift count for SHLX/SHRX (k·2^32 split into two words).
+                "mov r14d, 32",
                 // Reduce (k = r8): acc r9..r13.
-                "mov rax, r8", "shl rax, 32", "mov rcx, r8", "shr rcx, 32",
+                "shlx rax, r8, r14", "shrx rcx, r8, r14",
                 "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r12, r8", "adc r13, 0",
                 "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r12, rcx", "sbb r13, 0",
                 // Row 1: acc r9..r13, new top r8.
@@ -210,7 +212,7 @@ pub(crate) mod adx {
                 "mulx rcx, rax, [rsi + 24]", "adox r12, rax", "adcx r13, rcx",
                 "adox r13, r15", "adcx r8, r15", "adox r8, r15",
                 // Reduce (k = r9): acc r10, r11, r12, r13, r8.
-                "mov rax, r9", "shl rax, 32", "mov rcx, r9", "shr rcx, 32",
+                "shlx rax, r9, r14", "shrx rcx, r9, r14",
                 "add r10, r9", "adc r11, 0", "adc r12, 0", "adc r13, r9", "adc r8, 0",
                 "sub r10, rax", "sbb r11, rcx", "sbb r12, rax", "sbb r13, rcx", "sbb r8, 0",
                 // Row 2: acc r10, r11, r12, r13, r8, new top r9.
@@ -222,7 +224,7 @@ pub(crate) mod adx {
                 "mulx rcx, rax, [rsi + 24]", "adox r13, rax", "adcx r8, rcx",
                 "adox r8, r15", "adcx r9, r15", "adox r9, r15",
                 // Reduce (k = r10): acc r11, r12, r13, r8, r9.
-                "mov rax, r10", "shl rax, 32", "mov rcx, r10", "shr rcx, 32",
+                "shlx rax, r10, r14", "shrx rcx, r10, r14",
                 "add r11, r10", "adc r12, 0", "adc r13, 0", "adc r8, r10", "adc r9, 0",
                 "sub r11, rax", "sbb r12, rcx", "sbb r13, rax", "sbb r8, rcx", "sbb r9, 0",
                 // Row 3: acc r11, r12, r13, r8, r9, new top r10.
@@ -234,7 +236,7 @@ pub(crate) mod adx {
                 "mulx rcx, rax, [rsi + 24]", "adox r8, rax", "adcx r9, rcx",
                 "adox r9, r15", "adcx r10, r15", "adox r10, r15",
                 // Reduce (k = r11): acc r12, r13, r8, r9, r10.
-                "mov rax, r11", "shl rax, 32", "mov rcx, r11", "shr rcx, 32",
+                "shlx rax, r11, r14", "shrx rcx, r11, r14",
                 "add r12, r11", "adc r13, 0", "adc r8, 0", "adc r9, r11", "adc r10, 0",
                 "sub r12, rax", "sbb r13, rcx", "sbb r8, rax", "sbb r9, rcx", "sbb r10, 0",
                 // Final: (r10:r9:r8:r13:r12) − p; keep the input if it borrows.
@@ -249,7 +251,7 @@ pub(crate) mod adx {
                 out("rdx") r1,
                 out("rax") r2,
                 out("rcx") r3,
-                out("r8") _, out("r9") _, out("r10") _, out("r12") _, out("r13") _, out("r15") _,
+                out("r8") _, out("r9") _, out("r10") _, out("r12") _, out("r13") _, out("r14") _, out("r15") _,
                 options(pure, readonly, nostack),
             );
         }
@@ -310,21 +312,23 @@ pub(crate) mod adx {
                 "mov rdx, [rsi + 24]",
                 "mulx rcx, rax, rdx",
                 "adc r14, rax", "adc r15, rcx",
+                // Shift count for SHLX/SHRX (k·2^32 split into two words).
+                "mov edi, 32",
                 // Four reduction steps on the low half r8..r11: with k the
                 // low word, r ← (r >> 64) + k + k·2^192 − k·2^32 − k·2^160.
-                "mov rax, r8", "shl rax, 32", "mov rcx, r8", "shr rcx, 32",
+                "shlx rax, r8, rdi", "shrx rcx, r8, rdi",
                 "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r8, 0",
                 "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r8, rcx",
                 // low half now r9, r10, r11, r8
-                "mov rax, r9", "shl rax, 32", "mov rcx, r9", "shr rcx, 32",
+                "shlx rax, r9, rdi", "shrx rcx, r9, rdi",
                 "add r10, r9", "adc r11, 0", "adc r8, 0", "adc r9, 0",
                 "sub r10, rax", "sbb r11, rcx", "sbb r8, rax", "sbb r9, rcx",
                 // r10, r11, r8, r9
-                "mov rax, r10", "shl rax, 32", "mov rcx, r10", "shr rcx, 32",
+                "shlx rax, r10, rdi", "shrx rcx, r10, rdi",
                 "add r11, r10", "adc r8, 0", "adc r9, 0", "adc r10, 0",
                 "sub r11, rax", "sbb r8, rcx", "sbb r9, rax", "sbb r10, rcx",
                 // r11, r8, r9, r10
-                "mov rax, r11", "shl rax, 32", "mov rcx, r11", "shr rcx, 32",
+                "shlx rax, r11, rdi", "shrx rcx, r11, rdi",
                 "add r8, r11", "adc r9, 0", "adc r10, 0", "adc r11, 0",
                 "sub r8, rax", "sbb r9, rcx", "sbb r10, rax", "sbb r11, rcx",
                 // r8, r9, r10, r11: add the high half (rdi = carry).
