@@ -77,33 +77,280 @@ impl Modulus for Sm2P {
         t.square_n(2).mul(&x1)
     }
 
-    /// Interleaved (CIOS) multiplication with the same multiplication-free
-    /// reduction step after each row: a 6-word accumulator instead of an
-    /// 8-word product keeps everything in registers.
+    /// MULX/ADX assembly when the CPU has it, else the portable code.
     #[inline(always)]
     fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
-        let mut t = [0u64; 5];
-        for i in 0..4 {
-            let (t0, c) = mac(t[0], a[i], b[0], 0);
-            let (t1, c) = mac(t[1], a[i], b[1], c);
-            let (t2, c) = mac(t[2], a[i], b[2], c);
-            let (t3, c) = mac(t[3], a[i], b[3], c);
-            let (t4, t5) = adc(t[4], c, 0);
-            // (t + k·p) / 2^64 with k = t0 (see `reduce`).
-            let k = t0;
-            let lo = k << 32;
-            let hi = k >> 32;
-            let (a0, br) = sbb(k, lo, 0);
-            let (a1, br) = sbb(0, hi, br);
-            let (a2, br) = sbb(0, lo, br);
-            let (a3, _) = sbb(k, hi, br);
-            let (s0, c) = adc(t1, a0, 0);
-            let (s1, c) = adc(t2, a1, c);
-            let (s2, c) = adc(t3, a2, c);
-            let (s3, c) = adc(t4, a3, c);
-            t = [s0, s1, s2, s3, t5 + c];
+        #[cfg(target_arch = "x86_64")]
+        if adx::available() {
+            // SAFETY: available() checked BMI2 and ADX at run time.
+            return unsafe { adx::mont_mul(a, b) };
         }
-        final_sub([t[0], t[1], t[2], t[3]], t[4], &Self::M)
+        mont_mul_portable(a, b)
+    }
+
+    #[inline(always)]
+    fn mont_sqr(a: &Limbs) -> Limbs {
+        #[cfg(target_arch = "x86_64")]
+        if adx::available() {
+            // SAFETY: available() checked BMI2 and ADX at run time.
+            return unsafe { adx::mont_sqr(a) };
+        }
+        Self::reduce(&crate::arith::sqr_wide(a))
+    }
+}
+
+/// Interleaved (CIOS) multiplication with the same multiplication-free
+/// reduction step after each row: a 6-word accumulator instead of an
+/// 8-word product keeps everything in registers.
+#[inline(always)]
+pub(crate) fn mont_mul_portable(a: &Limbs, b: &Limbs) -> Limbs {
+    let mut t = [0u64; 5];
+    for i in 0..4 {
+        let (t0, c) = mac(t[0], a[i], b[0], 0);
+        let (t1, c) = mac(t[1], a[i], b[1], c);
+        let (t2, c) = mac(t[2], a[i], b[2], c);
+        let (t3, c) = mac(t[3], a[i], b[3], c);
+        let (t4, t5) = adc(t[4], c, 0);
+        // (t + k·p) / 2^64 with k = t0 (see `reduce`).
+        let k = t0;
+        let lo = k << 32;
+        let hi = k >> 32;
+        let (a0, br) = sbb(k, lo, 0);
+        let (a1, br) = sbb(0, hi, br);
+        let (a2, br) = sbb(0, lo, br);
+        let (a3, _) = sbb(k, hi, br);
+        let (s0, c) = adc(t1, a0, 0);
+        let (s1, c) = adc(t2, a1, c);
+        let (s2, c) = adc(t3, a2, c);
+        let (s3, c) = adc(t4, a3, c);
+        t = [s0, s1, s2, s3, t5 + c];
+    }
+    final_sub([t[0], t[1], t[2], t[3]], t[4], &P)
+}
+
+/// BMI2 + ADX (MULX/ADCX/ADOX) Montgomery multiplication for SM2's p,
+/// selected at run time; the portable Rust code above is the fallback.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod adx {
+    use crate::arith::Limbs;
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0 = not yet detected, 1 = absent, 2 = present.
+    static HAVE_ADX: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether the CPU has BMI2 (MULX) and ADX (ADCX/ADOX); detected once.
+    #[inline(always)]
+    pub(crate) fn available() -> bool {
+        match HAVE_ADX.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => detect(),
+        }
+    }
+
+    #[cold]
+    fn detect() -> bool {
+        let yes = std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("adx");
+        // Valgrind's synthetic CPUID hides ADX although it executes
+        // ADCX/ADOX, so the constant-time harness (scripts/ctime.sh, which
+        // checks /proc/cpuinfo itself) picks the path explicitly to check
+        // both. Only in `ctime` builds, never in the library proper.
+        #[cfg(feature = "ctime")]
+        let yes = match std::env::var("SHANGMI_CTIME_FIELD").as_deref() {
+            Ok("adx") => true,
+            Ok("portable") => false,
+            _ => yes,
+        };
+        HAVE_ADX.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+        yes
+    }
+
+    /// a·b·2^−256 mod p for a, b < p: the same interleaved (CIOS) algorithm
+    /// as the portable `mont_mul`, bit-for-bit. Each row adds a·b[i] with
+    /// two independent carry chains (ADOX for the low product words, ADCX for
+    /// the high ones); each reduction step adds k·(p + 1)/2^64 with k = the
+    /// low word (−p⁻¹ ≡ 1 mod 2^64) as t += k + k·2^192 − k·2^32 − k·2^160,
+    /// i.e. shifts and add/sub chains only; the final subtraction of p is a
+    /// borrow chain and CMOVs. No branches, no memory access depending on
+    /// the values (only loads of a and b).
+    ///
+    /// # Safety
+    /// The CPU must support BMI2 and ADX (`available()` returned true).
+    #[inline(always)]
+    pub(crate) unsafe fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+        let (r0, r1, r2, r3): (u64, u64, u64, u64);
+        // SAFETY: the caller guarantees MULX/ADCX/ADOX exist; `a` and `b`
+        // are valid 32-byte reads; every register written is declared as an
+        // output or clobber; no stack use; flags are clobbered (no
+        // preserves_flags).
+        unsafe {
+            core::arch::asm!(
+                // Row 0: t = a·b[0] (r8..r12), r13 = 0, r15 = 0.
+                "mov rdx, [rdi]",
+                "mulx r9, r8, [rsi]",
+                "mulx r10, rax, [rsi + 8]",
+                "add r9, rax",
+                "mulx r11, rax, [rsi + 16]",
+                "adc r10, rax",
+                "mulx r12, rax, [rsi + 24]",
+                "adc r11, rax",
+                "adc r12, 0",
+                "xor r13, r13",
+                "xor r15, r15",
+                // Shift count for SHLX/SHRX (k·2^32 split into two words).
+                "mov r14d, 32",
+                // Reduce (k = r8): acc r9..r13.
+                "shlx rax, r8, r14", "shrx rcx, r8, r14",
+                "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r12, r8", "adc r13, 0",
+                "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r12, rcx", "sbb r13, 0",
+                // Row 1: acc r9..r13, new top r8.
+                "mov rdx, [rdi + 8]",
+                "xor r8, r8",
+                "mulx rcx, rax, [rsi]", "adox r9, rax", "adcx r10, rcx",
+                "mulx rcx, rax, [rsi + 8]", "adox r10, rax", "adcx r11, rcx",
+                "mulx rcx, rax, [rsi + 16]", "adox r11, rax", "adcx r12, rcx",
+                "mulx rcx, rax, [rsi + 24]", "adox r12, rax", "adcx r13, rcx",
+                "adox r13, r15", "adcx r8, r15", "adox r8, r15",
+                // Reduce (k = r9): acc r10, r11, r12, r13, r8.
+                "shlx rax, r9, r14", "shrx rcx, r9, r14",
+                "add r10, r9", "adc r11, 0", "adc r12, 0", "adc r13, r9", "adc r8, 0",
+                "sub r10, rax", "sbb r11, rcx", "sbb r12, rax", "sbb r13, rcx", "sbb r8, 0",
+                // Row 2: acc r10, r11, r12, r13, r8, new top r9.
+                "mov rdx, [rdi + 16]",
+                "xor r9, r9",
+                "mulx rcx, rax, [rsi]", "adox r10, rax", "adcx r11, rcx",
+                "mulx rcx, rax, [rsi + 8]", "adox r11, rax", "adcx r12, rcx",
+                "mulx rcx, rax, [rsi + 16]", "adox r12, rax", "adcx r13, rcx",
+                "mulx rcx, rax, [rsi + 24]", "adox r13, rax", "adcx r8, rcx",
+                "adox r8, r15", "adcx r9, r15", "adox r9, r15",
+                // Reduce (k = r10): acc r11, r12, r13, r8, r9.
+                "shlx rax, r10, r14", "shrx rcx, r10, r14",
+                "add r11, r10", "adc r12, 0", "adc r13, 0", "adc r8, r10", "adc r9, 0",
+                "sub r11, rax", "sbb r12, rcx", "sbb r13, rax", "sbb r8, rcx", "sbb r9, 0",
+                // Row 3: acc r11, r12, r13, r8, r9, new top r10.
+                "mov rdx, [rdi + 24]",
+                "xor r10, r10",
+                "mulx rcx, rax, [rsi]", "adox r11, rax", "adcx r12, rcx",
+                "mulx rcx, rax, [rsi + 8]", "adox r12, rax", "adcx r13, rcx",
+                "mulx rcx, rax, [rsi + 16]", "adox r13, rax", "adcx r8, rcx",
+                "mulx rcx, rax, [rsi + 24]", "adox r8, rax", "adcx r9, rcx",
+                "adox r9, r15", "adcx r10, r15", "adox r10, r15",
+                // Reduce (k = r11): acc r12, r13, r8, r9, r10.
+                "shlx rax, r11, r14", "shrx rcx, r11, r14",
+                "add r12, r11", "adc r13, 0", "adc r8, 0", "adc r9, r11", "adc r10, 0",
+                "sub r12, rax", "sbb r13, rcx", "sbb r8, rax", "sbb r9, rcx", "sbb r10, 0",
+                // Final: (r10:r9:r8:r13:r12) − p; keep the input if it borrows.
+                "mov rsi, 0xffffffff00000000",
+                "mov rdi, 0xfffffffeffffffff",
+                "mov r11, r12", "mov rdx, r13", "mov rax, r8", "mov rcx, r9",
+                "sub r11, -1", "sbb rdx, rsi", "sbb rax, -1", "sbb rcx, rdi", "sbb r10, 0",
+                "cmovc r11, r12", "cmovc rdx, r13", "cmovc rax, r8", "cmovc rcx, r9",
+                inout("rsi") a.as_ptr() => _,
+                inout("rdi") b.as_ptr() => _,
+                out("r11") r0,
+                out("rdx") r1,
+                out("rax") r2,
+                out("rcx") r3,
+                out("r8") _, out("r9") _, out("r10") _, out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                options(pure, readonly, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
+    }
+
+    /// a²·2^−256 mod p for a < p: the full 512-bit square (off-diagonal
+    /// products once, doubled, plus the diagonal squares), then four
+    /// multiplication-free reduction steps on the low half (each result
+    /// fits 256 bits: (r + k·p)/2^64 < 2^192 + p), the high half added
+    /// (sum < 2p) and one constant-time subtraction of p. Same result as
+    /// the portable `mont_mul(a, a)` (both return the unique
+    /// (a² + K·p)/2^256 with K < 2^256, conditionally minus p).
+    ///
+    /// # Safety
+    /// The CPU must support BMI2 and ADX (`available()` returned true).
+    #[inline(always)]
+    pub(crate) unsafe fn mont_sqr(a: &Limbs) -> Limbs {
+        let (r0, r1, r2, r3): (u64, u64, u64, u64);
+        // SAFETY: the caller guarantees MULX exists; `a` is a valid 32-byte
+        // read; every register written is an output or clobber; no stack
+        // use; flags are clobbered (no preserves_flags).
+        unsafe {
+            core::arch::asm!(
+                // Off-diagonal products into r9..r14 (positions 1..6).
+                "mov rdx, [rsi]",
+                "mulx r10, r9, [rsi + 8]",
+                "mulx r11, rax, [rsi + 16]",
+                "add r10, rax",
+                "mulx r12, rax, [rsi + 24]",
+                "adc r11, rax",
+                "adc r12, 0",
+                "mov rdx, [rsi + 8]",
+                "mulx rcx, rax, [rsi + 16]",
+                "mulx r13, rdi, [rsi + 24]",
+                "add rcx, rdi",
+                "adc r13, 0",
+                "add r11, rax",
+                "adc r12, rcx",
+                "adc r13, 0",
+                "mov rdx, [rsi + 16]",
+                "mulx r14, rax, [rsi + 24]",
+                "add r13, rax",
+                "adc r14, 0",
+                // Double them into r9..r15.
+                "xor r15, r15",
+                "add r9, r9", "adc r10, r10", "adc r11, r11", "adc r12, r12",
+                "adc r13, r13", "adc r14, r14", "adc r15, 0",
+                // Add the diagonal squares a[i]² at positions 2i, 2i + 1.
+                "mov rdx, [rsi]",
+                "mulx rcx, r8, rdx",
+                "mov rdx, [rsi + 8]",
+                "mulx rdi, rax, rdx",
+                "add r9, rcx", "adc r10, rax", "adc r11, rdi",
+                "mov rdx, [rsi + 16]",
+                "mulx rcx, rax, rdx",
+                "adc r12, rax", "adc r13, rcx",
+                "mov rdx, [rsi + 24]",
+                "mulx rcx, rax, rdx",
+                "adc r14, rax", "adc r15, rcx",
+                // Shift count for SHLX/SHRX (k·2^32 split into two words).
+                "mov edi, 32",
+                // Four reduction steps on the low half r8..r11: with k the
+                // low word, r ← (r >> 64) + k + k·2^192 − k·2^32 − k·2^160.
+                "shlx rax, r8, rdi", "shrx rcx, r8, rdi",
+                "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r8, 0",
+                "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r8, rcx",
+                // low half now r9, r10, r11, r8
+                "shlx rax, r9, rdi", "shrx rcx, r9, rdi",
+                "add r10, r9", "adc r11, 0", "adc r8, 0", "adc r9, 0",
+                "sub r10, rax", "sbb r11, rcx", "sbb r8, rax", "sbb r9, rcx",
+                // r10, r11, r8, r9
+                "shlx rax, r10, rdi", "shrx rcx, r10, rdi",
+                "add r11, r10", "adc r8, 0", "adc r9, 0", "adc r10, 0",
+                "sub r11, rax", "sbb r8, rcx", "sbb r9, rax", "sbb r10, rcx",
+                // r11, r8, r9, r10
+                "shlx rax, r11, rdi", "shrx rcx, r11, rdi",
+                "add r8, r11", "adc r9, 0", "adc r10, 0", "adc r11, 0",
+                "sub r8, rax", "sbb r9, rcx", "sbb r10, rax", "sbb r11, rcx",
+                // r8, r9, r10, r11: add the high half (rdi = carry).
+                "xor edi, edi",
+                "add r12, r8", "adc r13, r9", "adc r14, r10", "adc r15, r11", "adc rdi, 0",
+                // Final: (rdi:r15:r14:r13:r12) − p; keep the input on borrow.
+                "mov rdx, 0xffffffff00000000",
+                "mov rsi, 0xfffffffeffffffff",
+                "mov r8, r12", "mov r9, r13", "mov r10, r14", "mov r11, r15",
+                "sub r8, -1", "sbb r9, rdx", "sbb r10, -1", "sbb r11, rsi", "sbb rdi, 0",
+                "cmovc r8, r12", "cmovc r9, r13", "cmovc r10, r14", "cmovc r11, r15",
+                inout("rsi") a.as_ptr() => _,
+                out("r8") r0,
+                out("r9") r1,
+                out("r10") r2,
+                out("r11") r3,
+                out("rax") _, out("rcx") _, out("rdx") _, out("rdi") _,
+                out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                options(pure, readonly, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
     }
 }
 
@@ -162,5 +409,120 @@ pub fn sqrt_vartime(a: &Fp) -> Option<Fp> {
         Some(r)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// splitmix64: a deterministic test-only generator.
+    fn next(s: &mut u64) -> u64 {
+        *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Edge values: 0, 1, small, p − 1, p − 2, and (representation
+    /// permitting only < p, but both paths run the same algorithm, so they
+    /// must agree bit-for-bit on any 256-bit input) p, p + 1, 2^256 − 1 and
+    /// words at their extremes.
+    fn edge_values() -> Vec<Limbs> {
+        let m = u64::MAX;
+        vec![
+            [0, 0, 0, 0],
+            [1, 0, 0, 0],
+            [2, 0, 0, 0],
+            [m, 0, 0, 0],
+            [0, 0, 0, 1 << 63],
+            [m, m, m, 0],
+            crate::arith::sub_limbs(&P, &[1, 0, 0, 0]).0,
+            crate::arith::sub_limbs(&P, &[2, 0, 0, 0]).0,
+            [m, 0xffff_ffff_0000_0000, m, 0xffff_fffe_ffff_fffe],
+            [0, 0xffff_ffff_0000_0000, m, 0xffff_fffe_ffff_ffff],
+            P,
+            crate::arith::add_limbs(&P, &[1, 0, 0, 0]).0,
+            [m, m, m, m],
+            [0, 0, 0, m],
+            [m, 0, m, 0],
+            [0, m, 0, m],
+        ]
+    }
+
+    fn random_values(count: usize, seed: u64) -> Vec<Limbs> {
+        let mut s = seed;
+        (0..count)
+            .map(|i| {
+                let mut v = [next(&mut s), next(&mut s), next(&mut s), next(&mut s)];
+                // Half of them reduced below p (the values the code base
+                // actually produces), the rest any 256-bit value.
+                if i % 2 == 0 {
+                    v = crate::arith::reduce_once(&v, &P);
+                }
+                v
+            })
+            .collect()
+    }
+
+    /// The portable multiplication against an independent reduction (the
+    /// generic word-by-word Montgomery reduction of the full product).
+    #[test]
+    fn portable_mul_matches_generic_montgomery() {
+        let m_inv = crate::arith::neg_inv64(P[0]);
+        let mut vals = edge_values();
+        vals.extend(random_values(200, 1));
+        for a in vals.iter().map(|v| crate::arith::reduce_once(v, &P)) {
+            for b in vals.iter().take(40).map(|v| crate::arith::reduce_once(v, &P)) {
+                let wide = crate::arith::mul_wide(&a, &b);
+                assert_eq!(mont_mul_portable(&a, &b), crate::arith::mont_reduce_generic(&wide, &P, m_inv));
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn adx_mul_matches_portable() {
+        if !adx::available() {
+            eprintln!("no BMI2+ADX on this CPU: assembly path not testable here");
+            return;
+        }
+        let mut vals = edge_values();
+        vals.extend(random_values(2000, 2));
+        for (i, a) in vals.iter().enumerate() {
+            // Every edge value against every value, random values pairwise
+            // with a sliding partner, and every square.
+            // SAFETY: available() checked BMI2 and ADX.
+            let sq = unsafe { adx::mont_sqr(a) };
+            if crate::arith::lt(a, &P) == 1 {
+                // The square's bound (high half < p) needs a < p.
+                assert_eq!(sq, mont_mul_portable(a, a), "square of {a:x?}");
+            }
+            // SAFETY: as above.
+            assert_eq!(unsafe { adx::mont_mul(a, a) }, mont_mul_portable(a, a), "a·a for {a:x?}");
+            let partners: Vec<&Limbs> =
+                if i < 16 { vals.iter().collect() } else { vals.iter().skip(i % 97).step_by(97).collect() };
+            for b in partners {
+                // SAFETY: as above.
+                let got = unsafe { adx::mont_mul(a, b) };
+                assert_eq!(got, mont_mul_portable(a, b), "{a:x?} · {b:x?}");
+            }
+        }
+    }
+
+    /// The dispatching `Fp` operations (assembly on this CPU) agree with the
+    /// portable field code: products, squares and an inversion round trip.
+    #[test]
+    fn fp_ops_match_portable() {
+        for a in random_values(300, 3).iter().map(|v| crate::arith::reduce_once(v, &P)) {
+            let x = Fp::from_mont_limbs(a);
+            assert_eq!(*x.square().mont_limbs(), Sm2P::reduce(&crate::arith::sqr_wide(&a)));
+            let y = Fp::from_mont_limbs(crate::arith::reduce_once(&[a[3], a[0], a[1], a[2]], &P));
+            assert_eq!(*x.mul(&y).mont_limbs(), mont_mul_portable(&a, y.mont_limbs()));
+            if !bool::from(x.is_zero()) {
+                assert_eq!(x.invert().mul(&x).to_canonical(), [1, 0, 0, 0]);
+            }
+        }
     }
 }
