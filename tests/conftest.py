@@ -57,7 +57,9 @@ def assert_gil_released(call: Callable[[], object]) -> None:
     ``call`` runs in a worker thread while this thread records timestamps in
     a tight loop. If the native code holds the GIL, this thread gets at most
     one switch interval (5 ms) inside the call's window; if it releases the
-    GIL, stamps cover the whole window. ``call`` should take well over 50 ms.
+    GIL, stamps cover most of the window. ``call`` should take 100 ms or
+    more; the threshold (a fifth of the window) leaves room for a busy
+    machine's scheduler while staying far above one switch interval.
     """
     window: list[float] = []
     stamps: list[float] = []
@@ -78,7 +80,7 @@ def assert_gil_released(call: Callable[[], object]) -> None:
     worker.join()
     assert window, "the call raised"
     inside = [s for s in stamps if window[0] < s < window[1]]
-    assert inside and inside[-1] - inside[0] > 0.5 * (window[1] - window[0]), (
+    assert inside and inside[-1] - inside[0] > 0.2 * (window[1] - window[0]), (
         f"other threads ran for {inside[-1] - inside[0] if inside else 0:.3f} s "
         f"of a {window[1] - window[0]:.3f} s native call: the GIL was held"
     )
