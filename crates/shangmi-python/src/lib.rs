@@ -9,14 +9,11 @@ use pyo3::prelude::*;
 
 mod buffer;
 mod errors;
+mod gil;
 mod sm2;
 mod sm3;
 mod sm4;
 mod zuc;
-
-/// Native work on inputs shorter than this is not worth releasing the GIL
-/// for (releasing and re-acquiring costs about as much as hashing it).
-pub(crate) const GIL_RELEASE_THRESHOLD: usize = 2048;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

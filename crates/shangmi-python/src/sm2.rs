@@ -15,6 +15,7 @@ use shangmi::{Error, Result};
 
 use crate::buffer::Bytes;
 use crate::errors::IntoPyResult;
+use crate::gil::lock;
 
 /// Ciphertext layouts (python/shangmi/sm2.py maps the names).
 const MODE_C1C3C2: u8 = 0;
@@ -349,10 +350,6 @@ impl Sm2KeyExchange {
             [PyBytes::new(py, &res.key), PyBytes::new(py, &res.confirm_out), PyBytes::new(py, &res.confirm_expected)];
         PyTuple::new(py, items)
     }
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Signs every message with one key, in parallel over all cores.

@@ -5,16 +5,7 @@ use pyo3::types::PyBytes;
 use shangmi::sm3;
 
 use crate::buffer::Bytes;
-use crate::GIL_RELEASE_THRESHOLD;
-
-/// Runs `f` with the GIL released when the input is large enough to matter.
-fn maybe_detach<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
-    if len >= GIL_RELEASE_THRESHOLD {
-        py.detach(f)
-    } else {
-        f()
-    }
-}
+use crate::gil::{lock, maybe_detach};
 
 /// Incremental SM3 state behind `shangmi.sm3.SM3`.
 #[pyclass(name = "Sm3Hasher", module = "shangmi._native", frozen)]
@@ -41,12 +32,6 @@ impl Sm3Hasher {
     fn copy(&self) -> Self {
         Sm3Hasher { inner: std::sync::Mutex::new(lock(&self.inner).clone()) }
     }
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A poisoned lock can only come from a panic in the core, which would be a
-    // bug; the state is still a valid hash state, so keep going.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[pyfunction]

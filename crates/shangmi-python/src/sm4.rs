@@ -9,20 +9,7 @@ use shangmi::sm4::{self, Ccm, Gcm, Sm4, Xts, XtsStandard};
 
 use crate::buffer::Bytes;
 use crate::errors::{invalid, IntoPyResult};
-use crate::GIL_RELEASE_THRESHOLD;
-
-fn maybe_detach<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
-    if len >= GIL_RELEASE_THRESHOLD {
-        py.detach(f)
-    } else {
-        f()
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Poisoning needs a panic in the core (a bug); the state is still usable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::gil::{lock, maybe_detach};
 
 fn iv16(iv: &[u8], what: &str) -> PyResult<[u8; 16]> {
     iv.try_into().map_err(|_| invalid(format!("{what} must be 16 bytes, got {}", iv.len())))

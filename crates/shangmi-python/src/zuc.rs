@@ -1,7 +1,7 @@
 //! ZUC: ZUC-128/ZUC-256 keystream generators, 128-EEA3, 128-EIA3 and the
 //! ZUC-256 MAC. Argument conversion and GIL release only.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -9,22 +9,7 @@ use shangmi::zuc;
 
 use crate::buffer::Bytes;
 use crate::errors::IntoPyResult;
-use crate::GIL_RELEASE_THRESHOLD;
-
-/// Runs `f` with the GIL released when the input is large enough to matter.
-fn maybe_detach<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
-    if len >= GIL_RELEASE_THRESHOLD {
-        py.detach(f)
-    } else {
-        f()
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A poisoned lock could only come from a panic in the core (a bug); the
-    // generator state is still consistent, so keep going.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::gil::{lock, maybe_detach};
 
 /// A keystream generator behind `shangmi.zuc.ZUC128` / `ZUC256`.
 #[pyclass(name = "ZucKeystream", module = "shangmi._native", frozen)]
