@@ -14,42 +14,15 @@
 
 use std::hint::black_box;
 
+use shangmi::ctime::{make_defined, make_undefined};
 use shangmi::zuc::{self, Backend, Keystream};
 
-/// Memcheck's client request codes: VG_USERREQ_TOOL_BASE('M','C') + 1 / + 2.
-const MAKE_MEM_UNDEFINED: u64 = ((b'M' as u64) << 24 | (b'C' as u64) << 16) + 1;
-const MAKE_MEM_DEFINED: u64 = ((b'M' as u64) << 24 | (b'C' as u64) << 16) + 2;
-
-/// Valgrind's client request: a no-op instruction sequence that Valgrind
-/// recognises (valgrind.h, amd64).
-#[cfg(target_arch = "x86_64")]
-fn client_request(request: u64, addr: *const u8, len: usize) {
-    let args: [u64; 6] = [request, addr as u64, len as u64, 0, 0, 0];
-    let mut result: u64 = 0;
-    // SAFETY: the sequence only rotates rdi by a total of 128 bits (leaving it
-    // unchanged) and exchanges rbx with itself; Valgrind, when present, reads
-    // `args` through rax and writes rdx. No memory is written by us.
-    unsafe {
-        std::arch::asm!(
-            "rol rdi, 3", "rol rdi, 13", "rol rdi, 61", "rol rdi, 51", "xchg rbx, rbx",
-            inout("rdx") result,
-            in("rax") args.as_ptr(),
-            out("rdi") _,
-            options(nostack, preserves_flags),
-        );
-    }
-    black_box(result);
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn client_request(_request: u64, _addr: *const u8, _len: usize) {}
-
 fn secret(buf: &[u8]) {
-    client_request(MAKE_MEM_UNDEFINED, buf.as_ptr(), buf.len());
+    make_undefined(buf);
 }
 
 fn public(buf: &[u8]) {
-    client_request(MAKE_MEM_DEFINED, buf.as_ptr(), buf.len());
+    make_defined(buf);
 }
 
 fn main() {

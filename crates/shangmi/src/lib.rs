@@ -11,6 +11,8 @@
 #![warn(missing_debug_implementations)]
 
 pub mod arith;
+#[doc(hidden)]
+pub mod ctime;
 pub mod encoding;
 mod error;
 pub mod rand;

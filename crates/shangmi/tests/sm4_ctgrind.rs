@@ -10,39 +10,10 @@
 
 use std::process::Command;
 
+use shangmi::ctime::{make_defined, make_undefined};
 use shangmi::sm4::{self, Backend, Ccm, Gcm, Sm4, Xts, XtsStandard};
 
 const CHILD: &str = "SHANGMI_CTGRIND_CHILD";
-
-/// memcheck client request (valgrind.h's magic instruction sequence); a no-op
-/// when not running under valgrind.
-#[cfg(target_arch = "x86_64")]
-fn client_request(request: u64, addr: *const u8, len: usize) {
-    let args: [u64; 6] = [request, addr as u64, len as u64, 0, 0, 0];
-    let mut result: u64 = 0;
-    // SAFETY: the four rotations of rdi by 128 bits in total leave it
-    // unchanged and `xchg rbx, rbx` changes nothing; under valgrind the
-    // sequence is intercepted and reads `args` through rax.
-    unsafe {
-        std::arch::asm!(
-            "rol rdi, 3", "rol rdi, 13", "rol rdi, 61", "rol rdi, 51", "xchg rbx, rbx",
-            inout("rdx") result,
-            in("rax") args.as_ptr(),
-            out("rdi") _,
-        );
-    }
-    std::hint::black_box(result);
-}
-
-#[cfg(target_arch = "x86_64")]
-fn make_undefined(b: &[u8]) {
-    client_request(0x4d43_0001, b.as_ptr(), b.len());
-}
-
-#[cfg(target_arch = "x86_64")]
-fn make_defined(b: &[u8]) {
-    client_request(0x4d43_0002, b.as_ptr(), b.len());
-}
 
 #[cfg(target_arch = "x86_64")]
 fn secret_work(leak: bool) {

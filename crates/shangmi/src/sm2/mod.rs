@@ -17,13 +17,13 @@
 //! generator were weak). Encryption and key-exchange ephemerals use the same
 //! construction with the public inputs in place of d.
 
-mod ctime;
+use crate::ctime;
 pub mod field;
 mod kex;
 pub mod mul;
 pub mod point;
 
-pub use ctime::{classify, declassify};
+pub use crate::ctime::{classify, declassify};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
 
 use crate::arith::{is_zero_limbs, limbs_from_be, Limbs};

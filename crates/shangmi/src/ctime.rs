@@ -1,11 +1,15 @@
-//! Hooks for the valgrind constant-time check (`scripts/ctime.sh`).
+//! Hooks for the valgrind constant-time checks (`scripts/ctime.sh` for SM2,
+//! `tests/sm4_ctgrind.rs`, `examples/zuc_ctgrind.rs`).
 //!
 //! The check marks secrets "undefined" for memcheck, so any branch or memory
 //! address computed from them is reported. Values that are legitimately made
 //! public (a signature, a ciphertext, a public key, a pass/fail bit) are
 //! *declassified* at the point where the library publishes them, exactly as
 //! libsecp256k1's `secp256k1_declassify` does. Without the `ctime` feature
-//! both functions compile to nothing.
+//! [`classify`] and [`declassify`] compile to nothing, so library code can
+//! call them on hot paths. [`make_undefined`] and [`make_defined`] always
+//! issue the request (a few no-op instructions outside valgrind); they are
+//! for test harnesses marking their own inputs.
 
 /// Marks `v` as public (memcheck: defined).
 #[inline(always)]
@@ -25,6 +29,24 @@ pub fn classify<T: ?Sized>(v: &T) {
     let _ = v;
 }
 
+/// Marks `bytes` as secret for memcheck, whatever the features (harnesses).
+#[doc(hidden)]
+pub fn make_undefined(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    client_request(MAKE_MEM_UNDEFINED, bytes.as_ptr() as usize, bytes.len());
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
+
+/// Marks `bytes` as public for memcheck, whatever the features (harnesses).
+#[doc(hidden)]
+pub fn make_defined(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    client_request(MAKE_MEM_DEFINED, bytes.as_ptr() as usize, bytes.len());
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
+
 /// Declassifies a boolean outcome and returns it.
 #[inline(always)]
 pub fn public_bool(c: subtle::Choice) -> bool {
@@ -33,16 +55,16 @@ pub fn public_bool(c: subtle::Choice) -> bool {
     v == 1
 }
 
-#[cfg(all(feature = "ctime", target_arch = "x86_64"))]
+#[cfg(target_arch = "x86_64")]
 const MAKE_MEM_UNDEFINED: usize = 0x4d43_0001; // VG_USERREQ_TOOL_BASE('M','C') + 1
-#[cfg(all(feature = "ctime", target_arch = "x86_64"))]
+#[cfg(target_arch = "x86_64")]
 const MAKE_MEM_DEFINED: usize = 0x4d43_0002; // VG_USERREQ_TOOL_BASE('M','C') + 2
 
 /// Valgrind's client-request "magic sequence" (valgrind.h, amd64): four
 /// rotations of rdi by 3+13+61+51 = 128 bits (a no-op natively) followed by
 /// `xchg rbx, rbx`; under valgrind rax points to the request and its
 /// arguments and rdx receives the result. Outside valgrind nothing happens.
-#[cfg(all(feature = "ctime", target_arch = "x86_64"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn client_request(req: usize, addr: usize, len: usize) {
     let args: [usize; 6] = [req, addr, len, 0, 0, 0];
