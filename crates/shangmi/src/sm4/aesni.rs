@@ -85,20 +85,72 @@ fn affine512(x: __m512i, lo: __m512i, hi: __m512i, m0f: __m512i) -> __m512i {
     _mm512_xor_si512(_mm512_shuffle_epi8(lo, l), _mm512_shuffle_epi8(hi, h))
 }
 
-/// The SM4 S-box on all 64 bytes, then L.
+/// Scratch for moving the three upper 128-bit lanes of a zmm to where the
+/// xmm-only `aesenclast` can reach them.
+#[repr(C, align(64))]
+struct Lanes([__m128i; 4]);
+
+/// Round keys pushed through the linear part of the pre-affine map, so that
+/// the key XOR of every round rides in the affine map's final XOR:
+/// `pre(t ^ rk) = lo[t & 15] ^ hi[t >> 4] ^ (pre(rk) ^ c)` where `c =
+/// pre(0)` is the map's constant (`pre` is affine). Zeroized on drop.
+struct PreKeys([u32; 32]);
+
+impl Drop for PreKeys {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.0);
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+fn pre_keys(rk: &[u32; 32], k: &K512) -> PreKeys {
+    let mut out = PreKeys([0; 32]);
+    // pre(0) is lo[0] (hi[0] is 0): the constant to cancel.
+    let c = _mm512_set1_epi8(PRE_TABLES.0[0] as i8);
+    for (src, dst) in rk.chunks_exact(16).zip(out.0.chunks_exact_mut(16)) {
+        // SAFETY: 16 u32 = 64 readable/writable bytes each; unaligned access.
+        unsafe {
+            let v = _mm512_loadu_si512(src.as_ptr().cast());
+            let w = _mm512_xor_si512(affine512(v, k.pre_lo, k.pre_hi, k.m0f), c);
+            _mm512_storeu_si512(dst.as_mut_ptr().cast(), w);
+        }
+    }
+    out
+}
+
+/// `T(t ^ rk)` on all 64 bytes (the SM4 S-box, then L), given `t` and the
+/// broadcast pre-key `pk` of the round.
+///
+/// Constant time by construction: only register permutes (`pshufb` with
+/// data as the index, not as an address), `aesenclast`, fixed-offset
+/// stack accesses and bitwise operations; no branch or address depends on
+/// data.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn t512(t: __m512i, k: &K512) -> __m512i {
-    let u = affine512(t, k.pre_lo, k.pre_hi, k.m0f);
+fn t512(t: __m512i, pk: __m512i, k: &K512) -> __m512i {
+    let l = _mm512_and_si512(t, k.m0f);
+    let h = _mm512_and_si512(_mm512_srli_epi16::<4>(t), k.m0f);
+    let u = _mm512_ternarylogic_epi32::<0x96>(_mm512_shuffle_epi8(k.pre_lo, l), _mm512_shuffle_epi8(k.pre_hi, h), pk);
     let zero = _mm_setzero_si128();
-    let a0 = _mm_aesenclast_si128(_mm512_castsi512_si128(u), zero);
-    let a1 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<1>(u), zero);
-    let a2 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<2>(u), zero);
-    let a3 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<3>(u), zero);
-    let mut z = _mm512_castsi128_si512(a0);
-    z = _mm512_inserti32x4::<1>(z, a1);
-    z = _mm512_inserti32x4::<2>(z, a2);
-    z = _mm512_inserti32x4::<3>(z, a3);
+    let mut lanes = Lanes([zero; 4]);
+    let p = lanes.0.as_mut_ptr();
+    // Lanes 1-3 go out through memory (one store, three loads: load/store
+    // ports) instead of three `vextracti32x4` on port 5, which the shuffles
+    // already keep busy. Volatile keeps LLVM from folding the round trip
+    // back into extracts.
+    // SAFETY: `lanes` is 64 writable, 64-aligned bytes; p.add(i) for i < 4
+    // stays inside it.
+    let z = unsafe {
+        core::ptr::write_volatile(p.cast::<__m512i>(), u);
+        let a0 = _mm_aesenclast_si128(_mm512_castsi512_si128(u), zero);
+        let a1 = _mm_aesenclast_si128(core::ptr::read_volatile(p.add(1)), zero);
+        let a2 = _mm_aesenclast_si128(core::ptr::read_volatile(p.add(2)), zero);
+        let a3 = _mm_aesenclast_si128(core::ptr::read_volatile(p.add(3)), zero);
+        let mut z = _mm512_castsi128_si512(a0);
+        z = _mm512_inserti32x4::<1>(z, a1);
+        z = _mm512_inserti32x4::<2>(z, a2);
+        _mm512_inserti32x4::<3>(z, a3)
+    };
     let z = _mm512_shuffle_epi8(z, k.inv_sr);
     let s = affine512(z, k.post_lo, k.post_hi, k.m0f);
     // L(s) = s ^ rol2 ^ rol10 ^ rol18 ^ rol24
@@ -158,19 +210,13 @@ fn store16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
     }
 }
 
-/// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`.
+/// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`
+/// (`$pk` is the round's pre-key, see [`PreKeys`]).
 macro_rules! round {
-    ($x:ident, $i:expr, $key:expr, $k:expr) => {
+    ($x:ident, $i:expr, $pk:expr, $k:expr) => {
         $x[$i] = _mm512_xor_si512(
             $x[$i],
-            t512(
-                _mm512_ternarylogic_epi32::<0x96>(
-                    $x[($i + 1) % 4],
-                    $x[($i + 2) % 4],
-                    _mm512_xor_si512($x[($i + 3) % 4], $key),
-                ),
-                $k,
-            ),
+            t512(_mm512_ternarylogic_epi32::<0x96>($x[($i + 1) % 4], $x[($i + 2) % 4], $x[($i + 3) % 4]), $pk, $k),
         );
     };
 }
@@ -185,24 +231,39 @@ const STEP: usize = GROUPS * 256;
 /// The 32 rounds on `G` word-sliced groups, interleaved round by round.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn rounds<const G: usize>(rk: &[u32; 32], s: &mut [[__m512i; 4]; G], k: &K512) {
-    for r in rk.chunks_exact(4) {
-        for i in 0..4 {
-            let key = _mm512_set1_epi32(r[i] as i32);
-            for x in s.iter_mut() {
-                round!(x, i, key, k);
-            }
+fn rounds<const G: usize>(pk: &PreKeys, s: &mut [[__m512i; 4]; G], k: &K512) {
+    // The four rounds are written out with constant word indices: as a loop
+    // over i, LLVM kept the state in memory (a store-to-load forwarding
+    // delay on every round's critical path).
+    let mut st = *s;
+    for r in pk.0.chunks_exact(4) {
+        let key = _mm512_set1_epi32(r[0] as i32);
+        for x in st.iter_mut() {
+            round!(x, 0, key, k);
+        }
+        let key = _mm512_set1_epi32(r[1] as i32);
+        for x in st.iter_mut() {
+            round!(x, 1, key, k);
+        }
+        let key = _mm512_set1_epi32(r[2] as i32);
+        for x in st.iter_mut() {
+            round!(x, 2, key, k);
+        }
+        let key = _mm512_set1_epi32(r[3] as i32);
+        for x in st.iter_mut() {
+            round!(x, 3, key, k);
         }
     }
+    *s = st;
 }
 
 /// Encrypts `G` groups of 16 blocks (256*G bytes) in place.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt_groups<const G: usize>(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
+fn crypt_groups<const G: usize>(pk: &PreKeys, buf: &mut [u8], k: &K512) {
     assert!(buf.len() >= 256 * G);
     let mut s: [[__m512i; 4]; G] = core::array::from_fn(|g| load16(&buf[256 * g..], k));
-    rounds(rk, &mut s, k);
+    rounds(pk, &mut s, k);
     for (g, x) in s.into_iter().enumerate() {
         store16(x, &mut buf[256 * g..], k);
     }
@@ -228,6 +289,7 @@ fn xor16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
     let k = consts512();
+    let pk = pre_keys(rk, &k);
     // Dword 4L + m of a transposed register belongs to block 4m + L.
     let idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     let fixed =
@@ -240,7 +302,7 @@ fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -
             x[3] = _mm512_add_epi32(c, _mm512_set1_epi32(16 * i as i32));
         }
         c = _mm512_add_epi32(c, _mm512_set1_epi32(16 * GROUPS as i32));
-        rounds(rk, &mut st, &k);
+        rounds(&pk, &mut st, &k);
         for (i, x) in st.into_iter().enumerate() {
             xor16(x, &mut g[256 * i..], &k);
         }
@@ -271,6 +333,7 @@ fn load512(p: &[u8]) -> __m512i {
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
     let k = consts512();
+    let pk = pre_keys(rk, &k);
     // SAFETY: 16 readable bytes.
     let mut chain = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
     let mut done = 0;
@@ -284,7 +347,7 @@ fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize
         let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
         let mut st: [[__m512i; 4]; GROUPS] =
             core::array::from_fn(|g| transpose(sw(r[4 * g]), sw(r[4 * g + 1]), sw(r[4 * g + 2]), sw(r[4 * g + 3])));
-        rounds(rk, &mut st, &k);
+        rounds(&pk, &mut st, &k);
         let p = g.as_mut_ptr();
         for (gi, x) in st.into_iter().enumerate() {
             let out = transpose(x[3], x[2], x[1], x[0]);
@@ -318,25 +381,26 @@ pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
 fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
     let k = consts512();
+    let pk = pre_keys(rk, &k);
     let mut steps = data.chunks_exact_mut(STEP);
     for g in &mut steps {
-        crypt_groups::<GROUPS>(rk, g, &k);
+        crypt_groups::<GROUPS>(&pk, g, &k);
     }
     let mut rest = steps.into_remainder();
     if rest.len() >= 512 {
         let (g, r) = rest.split_at_mut(512);
-        crypt_groups::<2>(rk, g, &k);
+        crypt_groups::<2>(&pk, g, &k);
         rest = r;
     }
     if rest.len() >= 256 {
         let (g, r) = rest.split_at_mut(256);
-        crypt_groups::<1>(rk, g, &k);
+        crypt_groups::<1>(&pk, g, &k);
         rest = r;
     }
     if !rest.is_empty() {
         let mut buf = [0u8; 256];
         buf[..rest.len()].copy_from_slice(rest);
-        crypt_groups::<1>(rk, &mut buf, &k);
+        crypt_groups::<1>(&pk, &mut buf, &k);
         rest.copy_from_slice(&buf[..rest.len()]);
         zeroize::Zeroize::zeroize(&mut buf);
     }
