@@ -175,6 +175,19 @@ impl Sm4 {
         self.many(&self.dec, data)
     }
 
+    /// Encrypts the whole blocks of `src` into `dst` (same length, a
+    /// multiple of 16 bytes): the SIMD backend reads `src` directly, which
+    /// saves the copy-then-encrypt-in-place pass.
+    pub(crate) fn encrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) {
+        self.many_to(&self.enc, src, dst)
+    }
+
+    /// Decrypts the whole blocks of `src` into `dst` (same length, a
+    /// multiple of 16 bytes).
+    pub(crate) fn decrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) {
+        self.many_to(&self.dec, src, dst)
+    }
+
     /// XORs the keystream of the counter blocks `prefix || ctr`, `prefix ||
     /// ctr+1`, ... (32-bit big-endian counter wrapping mod 2^32, as GCM's
     /// inc32) into the whole blocks of `data`; returns the next counter.
@@ -248,15 +261,16 @@ impl Sm4 {
         }
     }
 
-    /// CBC decryption of as many whole 512-byte groups as a fused SIMD
-    /// kernel handles (none on the portable backend); returns bytes done.
-    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+    /// CBC decryption of as many whole steps as a fused SIMD kernel
+    /// handles (none on the portable backend), in place in `dst` or from
+    /// `src` (at least `dst.len()` bytes) into `dst`; returns bytes done.
+    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], src: Option<&[u8]>, dst: &mut [u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         if self.backend == Backend::AesniAvx512 {
             // SAFETY: this backend is only chosen when its CPU features exist.
-            return unsafe { aesni::cbc_decrypt(&self.dec, iv, data) };
+            return unsafe { aesni::cbc_decrypt(&self.dec, iv, src, dst) };
         }
-        let _ = (iv, data);
+        let _ = (iv, src, dst);
         0
     }
 
@@ -276,8 +290,21 @@ impl Sm4 {
         match self.backend {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `one`, the CPU features were checked at construction.
-            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, data) },
+            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, None, data) },
             _ => portable::crypt_blocks(rk, data),
+        }
+    }
+
+    fn many_to(&self, rk: &[u32; 32], src: &[u8], dst: &mut [u8]) {
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(BLOCK_SIZE), "caller passes equal whole blocks");
+        match self.backend {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `one`, the CPU features were checked at construction.
+            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, Some(src), dst) },
+            _ => {
+                dst.copy_from_slice(src);
+                portable::crypt_blocks(rk, dst)
+            }
         }
     }
 }
