@@ -6,10 +6,20 @@
 //! data), SubBytes with `aesenclast` (zero round key), whose built-in
 //! ShiftRows is undone by one more `pshufb`.
 //!
-//! Sixteen blocks are processed at once: four zmm registers hold word j of
-//! each of the 16 blocks (a 4x4 word transpose inside every 128-bit lane), so
-//! one round is one S-box pass over a zmm (four `aesenclast`), the rotations
-//! of L are `vprold`, and XORs of three terms are `vpternlogd`.
+//! A group of sixteen blocks is four zmm registers holding word j of each of
+//! the 16 blocks (a 4x4 word transpose inside every 128-bit lane), so one
+//! round is one S-box pass over a zmm (four `aesenclast`), the rotations of L
+//! are `vprold`, and XORs of three terms are `vpternlogd`; the round key is
+//! folded into the pre-affine map ([`PreKeys`]). The bulk paths interleave
+//! [`GROUPS`] groups round by round.
+//!
+//! Without VAES, `aesenclast` only reaches the low 128-bit lane, and the
+//! kernel is bound by ports 0 and 5 (Skylake-SP runs 512-bit integer ops on
+//! those two only): per group and round about 28 such uops (4 `aesenclast`,
+//! 5 `pshufb`, 4 `vprold`, 2 shifts, 3 lane inserts, 10 logic ops). Lane
+//! extraction goes through a stack slot (store and load ports) instead.
+//! `llvm-mca -mcpu=skylake-avx512` on `rounds` is a steadier guide than
+//! wall time on a shared machine.
 
 use core::arch::x86_64::*;
 

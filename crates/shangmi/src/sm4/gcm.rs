@@ -10,7 +10,7 @@ use crate::{Error, Result};
 
 /// Bytes encrypted and then hashed per step: small enough to stay in L1
 /// between the CTR and GHASH passes, a multiple of the AES-NI kernel's
-/// 48-block step (768 bytes) and of GHASH's 8-block step (128 bytes).
+/// 64-block step (1024 bytes) and of GHASH's 8-block step (128 bytes).
 const CHUNK: usize = 3 * 1024;
 
 /// Longest plaintext GCM allows: 2^39 - 256 bits.

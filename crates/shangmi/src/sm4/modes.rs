@@ -3,7 +3,7 @@
 //! streaming CBC and CTR contexts.
 //!
 //! Every parallel mode hands the backend batches of [`CHUNK`] bytes so a SIMD
-//! backend can keep 16 blocks in flight.
+//! backend can keep 64 blocks in flight.
 
 use subtle::{ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
