@@ -107,10 +107,9 @@ impl Sm4Cipher {
 
     fn ctr<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
-        transform(py, data.as_slice(), |b| {
-            sm4::ctr_apply_in_place(&self.c, &iv, b);
-            Ok(())
-        })
+        let d = data.as_slice();
+        let n = d.len();
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ctr_apply_into(&self.c, &iv, d, out)).py_err())
     }
 
     fn cfb_encrypt<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {

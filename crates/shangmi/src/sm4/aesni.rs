@@ -286,25 +286,27 @@ fn crypt_groups<const G: usize>(pk: &PreKeys, src: Src<'_>, dst: &mut [u8], k: &
     }
 }
 
-/// Transposes 16 word-sliced keystream blocks back and XORs them into `buf`.
+/// Transposes 16 word-sliced keystream blocks back and XORs them with 256
+/// bytes of `src` (or of `dst` itself) into `dst`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn xor16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
-    assert!(buf.len() >= 256);
+fn xor16(x: [__m512i; 4], src: Src<'_>, dst: &mut [u8], k: &K512) {
+    assert!(dst.len() >= 256);
     let [a, b, c, d] = transpose(x[3], x[2], x[1], x[0]);
-    let p = buf.as_mut_ptr();
+    let inp: [__m512i; 4] = {
+        let inp: &[u8] = src.unwrap_or(dst);
+        core::array::from_fn(|i| load512(&inp[64 * i..]))
+    };
+    let p = dst.as_mut_ptr();
     for (i, v) in [a, b, c, d].into_iter().enumerate() {
         let v = _mm512_shuffle_epi8(v, k.bswap);
         // SAFETY: at least 256 bytes (checked above); 64-byte pieces at i*64.
-        unsafe {
-            let q = p.add(64 * i).cast();
-            _mm512_storeu_si512(q, _mm512_xor_si512(v, _mm512_loadu_si512(q)));
-        }
+        unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), _mm512_xor_si512(v, inp[i])) };
     }
 }
 
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, src: Src<'_>, dst: &mut [u8]) -> usize {
     let k = consts512();
     let pk = pre_keys(rk, &k);
     // Dword 4L + m of a transposed register belongs to block 4m + L.
@@ -312,8 +314,8 @@ fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -
     let fixed =
         [_mm512_set1_epi32(prefix[0] as i32), _mm512_set1_epi32(prefix[1] as i32), _mm512_set1_epi32(prefix[2] as i32)];
     let mut c = _mm512_add_epi32(_mm512_set1_epi32(ctr as i32), idx);
-    let mut done = 0;
-    for g in data.chunks_exact_mut(STEP) {
+    let steps = dst.len() / STEP;
+    for o in (0..steps).map(|n| n * STEP) {
         let mut st: [[__m512i; 4]; GROUPS] = core::array::from_fn(|_| [fixed[0], fixed[1], fixed[2], c]);
         for (i, x) in st.iter_mut().enumerate() {
             x[3] = _mm512_add_epi32(c, _mm512_set1_epi32(16 * i as i32));
@@ -321,22 +323,29 @@ fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -
         c = _mm512_add_epi32(c, _mm512_set1_epi32(16 * GROUPS as i32));
         rounds(&pk, &mut st, &k);
         for (i, x) in st.into_iter().enumerate() {
-            xor16(x, &mut g[256 * i..], &k);
+            let at = o + 256 * i;
+            xor16(x, src.map(|s| &s[at..]), &mut dst[at..], &k);
         }
-        done += STEP;
     }
-    done
+    steps * STEP
 }
 
-/// CTR with a 32-bit counter: XORs into `data` the keystream of the blocks
-/// `prefix || ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32),
-/// over whole 1024-byte steps only. Returns the bytes processed.
+/// CTR with a 32-bit counter: XORs the keystream of the blocks `prefix ||
+/// ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32) into `dst`
+/// in place (`src` = None) or onto `src` (at least `dst.len()` bytes), over
+/// whole 1024-byte steps only. Returns the bytes processed.
 ///
 /// # Safety
 /// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn ctr32_xor(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+pub(crate) unsafe fn ctr32_xor(
+    rk: &[u32; 32],
+    prefix: [u32; 3],
+    ctr: u32,
+    src: Option<&[u8]>,
+    dst: &mut [u8],
+) -> usize {
     // SAFETY: the caller guarantees the target features.
-    unsafe { ctr32_xor_impl(rk, prefix, ctr, data) }
+    unsafe { ctr32_xor_impl(rk, prefix, ctr, src, dst) }
 }
 
 #[inline]

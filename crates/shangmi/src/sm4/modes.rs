@@ -394,7 +394,7 @@ impl CtrStream {
         }
         let whole = data.len() - data.len() % BLOCK_SIZE;
         let (body, tail) = data.split_at_mut(whole);
-        self.counter = self.cipher.ctr128_xor(self.counter, body);
+        self.counter = self.cipher.ctr128_xor(self.counter, None, body);
         if !tail.is_empty() {
             self.ks = self.counter.to_be_bytes();
             self.counter = self.counter.wrapping_add(1);
@@ -414,6 +414,20 @@ impl Drop for CtrStream {
 /// CTR encryption/decryption in place (128-bit big-endian counter from `iv`).
 pub fn ctr_apply_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
     CtrStream::new(c.clone(), iv).apply(data)
+}
+
+/// CTR encryption/decryption of `data` into `out` (same length): the SIMD
+/// kernel reads `data` directly, which saves a copy-then-in-place pass.
+pub fn ctr_apply_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> Result<()> {
+    if out.len() != data.len() {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    let whole = data.len() - data.len() % BLOCK_SIZE;
+    let (body, tail) = out.split_at_mut(whole);
+    let next = c.ctr128_xor(u128::from_be_bytes(*iv), Some(&data[..whole]), body);
+    tail.copy_from_slice(&data[whole..]);
+    CtrStream::new(c.clone(), &next.to_be_bytes()).apply(tail);
+    Ok(())
 }
 
 /// CFB-128 encryption in place (the last segment may be partial). Serial.
