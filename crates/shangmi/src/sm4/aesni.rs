@@ -96,9 +96,20 @@ fn affine512(x: __m512i, lo: __m512i, hi: __m512i, m0f: __m512i) -> __m512i {
 }
 
 /// Scratch for moving the three upper 128-bit lanes of a zmm to where the
-/// xmm-only `aesenclast` can reach them.
+/// xmm-only `aesenclast` can reach them. It holds S-box inputs (secret):
+/// [`rounds`] wipes it when done.
 #[repr(C, align(64))]
 struct Lanes([__m128i; 4]);
+
+impl Lanes {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn wipe(&mut self) {
+        // SAFETY: 64 writable, 64-aligned bytes; volatile so the wipe of a
+        // buffer that is not read again is not optimised away.
+        unsafe { core::ptr::write_volatile(self.0.as_mut_ptr().cast::<__m512i>(), _mm512_setzero_si512()) };
+    }
+}
 
 /// Round keys pushed through the linear part of the pre-affine map, so that
 /// the key XOR of every round rides in the affine map's final XOR:
@@ -137,12 +148,11 @@ fn pre_keys(rk: &[u32; 32], k: &K512) -> PreKeys {
 /// data.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn t512(t: __m512i, pk: __m512i, k: &K512) -> __m512i {
+fn t512(t: __m512i, pk: __m512i, k: &K512, lanes: &mut Lanes) -> __m512i {
     let l = _mm512_and_si512(t, k.m0f);
     let h = _mm512_and_si512(_mm512_srli_epi16::<4>(t), k.m0f);
     let u = _mm512_ternarylogic_epi32::<0x96>(_mm512_shuffle_epi8(k.pre_lo, l), _mm512_shuffle_epi8(k.pre_hi, h), pk);
     let zero = _mm_setzero_si128();
-    let mut lanes = Lanes([zero; 4]);
     let p = lanes.0.as_mut_ptr();
     // Lanes 1-3 go out through memory (one store, three loads: load/store
     // ports) instead of three `vextracti32x4` on port 5, which the shuffles
@@ -223,10 +233,15 @@ fn store16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
 /// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`
 /// (`$pk` is the round's pre-key, see [`PreKeys`]).
 macro_rules! round {
-    ($x:ident, $i:expr, $pk:expr, $k:expr) => {
+    ($x:ident, $i:expr, $pk:expr, $k:expr, $lanes:expr) => {
         $x[$i] = _mm512_xor_si512(
             $x[$i],
-            t512(_mm512_ternarylogic_epi32::<0x96>($x[($i + 1) % 4], $x[($i + 2) % 4], $x[($i + 3) % 4]), $pk, $k),
+            t512(
+                _mm512_ternarylogic_epi32::<0x96>($x[($i + 1) % 4], $x[($i + 2) % 4], $x[($i + 3) % 4]),
+                $pk,
+                $k,
+                $lanes,
+            ),
         );
     };
 }
@@ -247,24 +262,26 @@ fn rounds<const G: usize>(pk: &PreKeys, s: &mut [[__m512i; 4]; G], k: &K512) {
     // over i, LLVM kept the state in memory (a store-to-load forwarding
     // delay on every round's critical path).
     let mut st = *s;
+    let mut lanes = Lanes([_mm_setzero_si128(); 4]);
     for r in pk.0.chunks_exact(4) {
         let key = _mm512_set1_epi32(r[0] as i32);
         for x in st.iter_mut() {
-            round!(x, 0, key, k);
+            round!(x, 0, key, k, &mut lanes);
         }
         let key = _mm512_set1_epi32(r[1] as i32);
         for x in st.iter_mut() {
-            round!(x, 1, key, k);
+            round!(x, 1, key, k, &mut lanes);
         }
         let key = _mm512_set1_epi32(r[2] as i32);
         for x in st.iter_mut() {
-            round!(x, 2, key, k);
+            round!(x, 2, key, k, &mut lanes);
         }
         let key = _mm512_set1_epi32(r[3] as i32);
         for x in st.iter_mut() {
-            round!(x, 3, key, k);
+            round!(x, 3, key, k, &mut lanes);
         }
     }
+    lanes.wipe();
     *s = st;
 }
 
