@@ -268,8 +268,7 @@ impl Sm4Gcm {
         let tl = self.g.tag_len();
         PyBytes::new_with(py, d.len() + tl, |out| {
             let (body, tag_out) = out.split_at_mut(d.len());
-            body.copy_from_slice(d);
-            let tag = maybe_detach(py, d.len(), || self.g.encrypt_in_place_detached(n, a, body)).py_err()?;
+            let tag = maybe_detach(py, d.len(), || self.g.encrypt_into_detached(n, a, d, body)).py_err()?;
             tag_out.copy_from_slice(&tag[..tl]);
             Ok(())
         })

@@ -237,6 +237,9 @@ fn gcm_vectors() {
             want.extend(hx(e, "tag"));
             assert_eq!(g.encrypt(&iv, &aad, &p).unwrap(), want, "{b:?} {}", e["id"]);
             assert_eq!(g.decrypt(&iv, &aad, &want).unwrap(), p, "{b:?} {}", e["id"]);
+            let mut out = vec![0u8; p.len()];
+            let tag = g.encrypt_into_detached(&iv, &aad, &p, &mut out).unwrap();
+            assert_eq!([&out[..], &tag[..tl]].concat(), want, "{b:?} {} into", e["id"]);
             // Streaming in odd pieces.
             let mut enc = g.encryptor(&iv, &aad).unwrap();
             let mut ct = p.clone();

@@ -105,6 +105,24 @@ impl Gcm {
         Ok(st.tag())
     }
 
+    /// Encrypts `data` into `out` (same length) and returns the full 16-byte
+    /// tag. The input is copied one L1-sized chunk at a time, right before
+    /// that chunk is encrypted and hashed, instead of in a separate pass over
+    /// the whole buffer first.
+    pub fn encrypt_into_detached(&self, nonce: &[u8], aad: &[u8], data: &[u8], out: &mut [u8]) -> Result<[u8; 16]> {
+        if out.len() != data.len() {
+            return Err(Error::invalid("output buffer has the wrong length"));
+        }
+        let mut st = self.start(nonce, aad)?;
+        st.count(data.len())?;
+        for (src, chunk) in data.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+            chunk.copy_from_slice(src);
+            st.keystream(chunk);
+            st.absorb(chunk);
+        }
+        Ok(st.tag())
+    }
+
     /// Checks `tag` (constant time) and, only if it matches, decrypts `buf` in place.
     pub fn decrypt_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<()> {
         if tag.len() != self.tag_len {
