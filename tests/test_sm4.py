@@ -236,9 +236,10 @@ def test_matches_cryptography(key: bytes, iv: bytes, data: bytes) -> None:
     assert sm4.SM4GCM(key).encrypt(iv[:12], data, iv) == want
 
 
-@pytest.mark.parametrize("size", [767, 768, 769, 3 * 1024 + 5, (1 << 20) + 7])
+@pytest.mark.parametrize("size", [767, 768, 769, 1008, 1024, 1041, 1024 + 512 + 256 + 48, 3 * 1024 + 5, (1 << 20) + 7])
 def test_long_inputs_match_cryptography(size: int) -> None:
-    """Sizes around the SIMD step (48 blocks) and GCM's 3 KiB step."""
+    """Sizes around the SIMD step (64 blocks), each of its tails (32, 16,
+    fewer blocks), and GCM's 3 KiB step."""
     ciphers = pytest.importorskip("cryptography.hazmat.primitives.ciphers")
     key, iv, data = os.urandom(16), os.urandom(16), os.urandom(size)
     alg, modes = ciphers.algorithms.SM4(key), ciphers.modes
@@ -252,6 +253,14 @@ def test_long_inputs_match_cryptography(size: int) -> None:
     whole = data[: size // 16 * 16]
     assert sm4.SM4CBC(key).decrypt(iv, whole, padding=False) == ossl(modes.CBC(iv), whole, decrypt=True)
     assert sm4.SM4ECB(key).encrypt(whole, padding=False) == ossl(modes.ECB(), whole)
+    assert sm4.SM4ECB(key).decrypt(whole, padding=False) == ossl(modes.ECB(), whole, decrypt=True)
+    # Padded one-shot paths (the kernel reads the input, the last block is
+    # handled apart) against OpenSSL on PKCS#7-padded data.
+    pkcs7 = pytest.importorskip("cryptography.hazmat.primitives.padding").PKCS7(128).padder()
+    padded = pkcs7.update(data) + pkcs7.finalize()
+    assert sm4.SM4CBC(key).decrypt(iv, ossl(modes.CBC(iv), padded), padding=True) == data
+    assert sm4.SM4ECB(key).decrypt(ossl(modes.ECB(), padded), padding=True) == data
+    assert sm4.SM4ECB(key).encrypt(data, padding=True) == ossl(modes.ECB(), padded)
     e = ciphers.Cipher(alg, modes.GCM(iv[:12])).encryptor()
     e.authenticate_additional_data(b"aad")
     want = e.update(data) + e.finalize() + e.tag

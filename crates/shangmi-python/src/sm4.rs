@@ -107,10 +107,9 @@ impl Sm4Cipher {
 
     fn ctr<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
-        transform(py, data.as_slice(), |b| {
-            sm4::ctr_apply_in_place(&self.c, &iv, b);
-            Ok(())
-        })
+        let d = data.as_slice();
+        let n = d.len();
+        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ctr_apply_into(&self.c, &iv, d, out)).py_err())
     }
 
     fn cfb_encrypt<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
@@ -269,8 +268,7 @@ impl Sm4Gcm {
         let tl = self.g.tag_len();
         PyBytes::new_with(py, d.len() + tl, |out| {
             let (body, tag_out) = out.split_at_mut(d.len());
-            body.copy_from_slice(d);
-            let tag = maybe_detach(py, d.len(), || self.g.encrypt_in_place_detached(n, a, body)).py_err()?;
+            let tag = maybe_detach(py, d.len(), || self.g.encrypt_into_detached(n, a, d, body)).py_err()?;
             tag_out.copy_from_slice(&tag[..tl]);
             Ok(())
         })

@@ -162,7 +162,7 @@ fn cbc_decrypt_long_matches_block_by_block() {
     // P_i = D(C_i) xor C_{i-1}, computed here one block at a time.
     for b in Backend::available() {
         let c = cipher(&[0x61u8; 16], b);
-        for n in [1usize, 31, 32, 33, 64, 65, 100, 130] {
+        for n in [1usize, 31, 32, 33, 64, 65, 100, 130, 193] {
             let ct: Vec<u8> = (0..16 * n).map(|i| (i * 131 + 7) as u8).collect();
             let iv = [0x0fu8; 16];
             let mut want = Vec::new();
@@ -174,6 +174,17 @@ fn cbc_decrypt_long_matches_block_by_block() {
                 prev.copy_from_slice(blk);
             }
             assert_eq!(sm4::cbc_decrypt_with(&c, &iv, &ct, false).unwrap(), want, "{b:?} {n}");
+            // Out of place: the fused kernel reads `ct` directly.
+            let mut out = vec![0u8; ct.len()];
+            sm4::cbc_decrypt_into(&c, &iv, &ct, &mut out).unwrap();
+            assert_eq!(out, want, "{b:?} {n} into");
+            // ECB out of place against the block-by-block decryption.
+            let mut ecb_want = ct.clone();
+            for blk in ecb_want.chunks_exact_mut(16) {
+                c.decrypt_block(blk.try_into().unwrap());
+            }
+            sm4::ecb_decrypt_into(&c, &ct, &mut out).unwrap();
+            assert_eq!(out, ecb_want, "{b:?} {n} ecb into");
             // Streaming in uneven pieces crosses the fused groups' boundaries.
             let mut d = sm4::CbcDecryptor::new(c.clone(), &iv, false);
             let mut got = Vec::new();
@@ -194,7 +205,7 @@ fn ctr_long_runs_across_word_and_full_wraps() {
     for b in Backend::available() {
         let c = cipher(&[9u8; 16], b);
         for &s in &starts {
-            for nblocks in [1usize, 31, 32, 33, 100] {
+            for nblocks in [1usize, 31, 32, 33, 64, 100, 129, 200] {
                 let mut want: Vec<u8> = (0..nblocks).flat_map(|i| s.wrapping_add(i as u128).to_be_bytes()).collect();
                 for blk in want.chunks_exact_mut(16) {
                     let blk: &mut [u8; 16] = blk.try_into().unwrap();
@@ -203,6 +214,12 @@ fn ctr_long_runs_across_word_and_full_wraps() {
                 let mut got = vec![0u8; 16 * nblocks];
                 sm4::ctr_apply_in_place(&c, &s.to_be_bytes(), &mut got);
                 assert_eq!(got, want, "{b:?} start {s:#x} {nblocks} blocks");
+                // Out of place, with a partial last block, on nonzero data.
+                let data: Vec<u8> = (0..16 * nblocks - 5).map(|i| (i * 7 + 3) as u8).collect();
+                let mut out = vec![0u8; data.len()];
+                sm4::ctr_apply_into(&c, &s.to_be_bytes(), &data, &mut out).unwrap();
+                let xored: Vec<u8> = data.iter().zip(&want).map(|(d, k)| d ^ k).collect();
+                assert_eq!(out, xored, "{b:?} start {s:#x} {nblocks} blocks into");
             }
         }
     }
@@ -220,6 +237,9 @@ fn gcm_vectors() {
             want.extend(hx(e, "tag"));
             assert_eq!(g.encrypt(&iv, &aad, &p).unwrap(), want, "{b:?} {}", e["id"]);
             assert_eq!(g.decrypt(&iv, &aad, &want).unwrap(), p, "{b:?} {}", e["id"]);
+            let mut out = vec![0u8; p.len()];
+            let tag = g.encrypt_into_detached(&iv, &aad, &p, &mut out).unwrap();
+            assert_eq!([&out[..], &tag[..tl]].concat(), want, "{b:?} {} into", e["id"]);
             // Streaming in odd pieces.
             let mut enc = g.encryptor(&iv, &aad).unwrap();
             let mut ct = p.clone();

@@ -6,10 +6,20 @@
 //! data), SubBytes with `aesenclast` (zero round key), whose built-in
 //! ShiftRows is undone by one more `pshufb`.
 //!
-//! Sixteen blocks are processed at once: four zmm registers hold word j of
-//! each of the 16 blocks (a 4x4 word transpose inside every 128-bit lane), so
-//! one round is one S-box pass over a zmm (four `aesenclast`), the rotations
-//! of L are `vprold`, and XORs of three terms are `vpternlogd`.
+//! A group of sixteen blocks is four zmm registers holding word j of each of
+//! the 16 blocks (a 4x4 word transpose inside every 128-bit lane), so one
+//! round is one S-box pass over a zmm (four `aesenclast`), the rotations of L
+//! are `vprold`, and XORs of three terms are `vpternlogd`; the round key is
+//! folded into the pre-affine map ([`PreKeys`]). The bulk paths interleave
+//! [`GROUPS`] groups round by round.
+//!
+//! Without VAES, `aesenclast` only reaches the low 128-bit lane, and the
+//! kernel is bound by ports 0 and 5 (Skylake-SP runs 512-bit integer ops on
+//! those two only): per group and round about 28 such uops (4 `aesenclast`,
+//! 5 `pshufb`, 4 `vprold`, 2 shifts, 3 lane inserts, 10 logic ops). Lane
+//! extraction goes through a stack slot (store and load ports) instead.
+//! `llvm-mca -mcpu=skylake-avx512` on `rounds` is a steadier guide than
+//! wall time on a shared machine.
 
 use core::arch::x86_64::*;
 
@@ -85,20 +95,82 @@ fn affine512(x: __m512i, lo: __m512i, hi: __m512i, m0f: __m512i) -> __m512i {
     _mm512_xor_si512(_mm512_shuffle_epi8(lo, l), _mm512_shuffle_epi8(hi, h))
 }
 
-/// The SM4 S-box on all 64 bytes, then L.
+/// Scratch for moving the three upper 128-bit lanes of a zmm to where the
+/// xmm-only `aesenclast` can reach them. It holds S-box inputs (secret):
+/// [`rounds`] wipes it when done.
+#[repr(C, align(64))]
+struct Lanes([__m128i; 4]);
+
+impl Lanes {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn wipe(&mut self) {
+        // SAFETY: 64 writable, 64-aligned bytes; volatile so the wipe of a
+        // buffer that is not read again is not optimised away.
+        unsafe { core::ptr::write_volatile(self.0.as_mut_ptr().cast::<__m512i>(), _mm512_setzero_si512()) };
+    }
+}
+
+/// Round keys pushed through the linear part of the pre-affine map, so that
+/// the key XOR of every round rides in the affine map's final XOR:
+/// `pre(t ^ rk) = lo[t & 15] ^ hi[t >> 4] ^ (pre(rk) ^ c)` where `c =
+/// pre(0)` is the map's constant (`pre` is affine). Zeroized on drop.
+struct PreKeys([u32; 32]);
+
+impl Drop for PreKeys {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.0);
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+fn pre_keys(rk: &[u32; 32], k: &K512) -> PreKeys {
+    let mut out = PreKeys([0; 32]);
+    // pre(0) is lo[0] (hi[0] is 0): the constant to cancel.
+    let c = _mm512_set1_epi8(PRE_TABLES.0[0] as i8);
+    for (src, dst) in rk.chunks_exact(16).zip(out.0.chunks_exact_mut(16)) {
+        // SAFETY: 16 u32 = 64 readable/writable bytes each; unaligned access.
+        unsafe {
+            let v = _mm512_loadu_si512(src.as_ptr().cast());
+            let w = _mm512_xor_si512(affine512(v, k.pre_lo, k.pre_hi, k.m0f), c);
+            _mm512_storeu_si512(dst.as_mut_ptr().cast(), w);
+        }
+    }
+    out
+}
+
+/// `T(t ^ rk)` on all 64 bytes (the SM4 S-box, then L), given `t` and the
+/// broadcast pre-key `pk` of the round.
+///
+/// Constant time by construction: only register permutes (`pshufb` with
+/// data as the index, not as an address), `aesenclast`, fixed-offset
+/// stack accesses and bitwise operations; no branch or address depends on
+/// data.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn t512(t: __m512i, k: &K512) -> __m512i {
-    let u = affine512(t, k.pre_lo, k.pre_hi, k.m0f);
+fn t512(t: __m512i, pk: __m512i, k: &K512, lanes: &mut Lanes) -> __m512i {
+    let l = _mm512_and_si512(t, k.m0f);
+    let h = _mm512_and_si512(_mm512_srli_epi16::<4>(t), k.m0f);
+    let u = _mm512_ternarylogic_epi32::<0x96>(_mm512_shuffle_epi8(k.pre_lo, l), _mm512_shuffle_epi8(k.pre_hi, h), pk);
     let zero = _mm_setzero_si128();
-    let a0 = _mm_aesenclast_si128(_mm512_castsi512_si128(u), zero);
-    let a1 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<1>(u), zero);
-    let a2 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<2>(u), zero);
-    let a3 = _mm_aesenclast_si128(_mm512_extracti32x4_epi32::<3>(u), zero);
-    let mut z = _mm512_castsi128_si512(a0);
-    z = _mm512_inserti32x4::<1>(z, a1);
-    z = _mm512_inserti32x4::<2>(z, a2);
-    z = _mm512_inserti32x4::<3>(z, a3);
+    let p = lanes.0.as_mut_ptr();
+    // Lanes 1-3 go out through memory (one store, three loads: load/store
+    // ports) instead of three `vextracti32x4` on port 5, which the shuffles
+    // already keep busy. Volatile keeps LLVM from folding the round trip
+    // back into extracts.
+    // SAFETY: `lanes` is 64 writable, 64-aligned bytes; p.add(i) for i < 4
+    // stays inside it.
+    let z = unsafe {
+        core::ptr::write_volatile(p.cast::<__m512i>(), u);
+        let a0 = _mm_aesenclast_si128(_mm512_castsi512_si128(u), zero);
+        let a1 = _mm_aesenclast_si128(core::ptr::read_volatile(p.add(1)), zero);
+        let a2 = _mm_aesenclast_si128(core::ptr::read_volatile(p.add(2)), zero);
+        let a3 = _mm_aesenclast_si128(core::ptr::read_volatile(p.add(3)), zero);
+        let mut z = _mm512_castsi128_si512(a0);
+        z = _mm512_inserti32x4::<1>(z, a1);
+        z = _mm512_inserti32x4::<2>(z, a2);
+        _mm512_inserti32x4::<3>(z, a3)
+    };
     let z = _mm512_shuffle_epi8(z, k.inv_sr);
     let s = affine512(z, k.post_lo, k.post_hi, k.m0f);
     // L(s) = s ^ rol2 ^ rol10 ^ rol18 ^ rol24
@@ -158,106 +230,139 @@ fn store16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
     }
 }
 
-/// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`.
+/// One SM4 round on a word-sliced group: `x[i] ^= T(x[i+1] ^ x[i+2] ^ x[i+3] ^ rk)`
+/// (`$pk` is the round's pre-key, see [`PreKeys`]).
 macro_rules! round {
-    ($x:ident, $i:expr, $key:expr, $k:expr) => {
+    ($x:ident, $i:expr, $pk:expr, $k:expr, $lanes:expr) => {
         $x[$i] = _mm512_xor_si512(
             $x[$i],
             t512(
-                _mm512_ternarylogic_epi32::<0x96>(
-                    $x[($i + 1) % 4],
-                    $x[($i + 2) % 4],
-                    _mm512_xor_si512($x[($i + 3) % 4], $key),
-                ),
+                _mm512_ternarylogic_epi32::<0x96>($x[($i + 1) % 4], $x[($i + 2) % 4], $x[($i + 3) % 4]),
+                $pk,
                 $k,
+                $lanes,
             ),
         );
     };
 }
 
-/// Groups of 16 blocks kept in flight by the bulk paths: with three, one
-/// group's S-box latency (about 25 cycles per round) hides behind the other
-/// two's work; a fourth starts spilling registers.
-const GROUPS: usize = 3;
+/// Groups of 16 blocks kept in flight by the bulk paths. The kernel is
+/// bound by ports 0 and 5; four groups (a few spills to the stack, which
+/// only use the load/store ports) measured about 6% faster than three, and
+/// a 1024-byte step divides the usual power-of-two buffer sizes.
+const GROUPS: usize = 4;
 /// Bytes per bulk step.
 const STEP: usize = GROUPS * 256;
 
 /// The 32 rounds on `G` word-sliced groups, interleaved round by round.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn rounds<const G: usize>(rk: &[u32; 32], s: &mut [[__m512i; 4]; G], k: &K512) {
-    for r in rk.chunks_exact(4) {
-        for i in 0..4 {
-            let key = _mm512_set1_epi32(r[i] as i32);
-            for x in s.iter_mut() {
-                round!(x, i, key, k);
-            }
+fn rounds<const G: usize>(pk: &PreKeys, s: &mut [[__m512i; 4]; G], k: &K512) {
+    // The four rounds are written out with constant word indices: as a loop
+    // over i, LLVM kept the state in memory (a store-to-load forwarding
+    // delay on every round's critical path).
+    let mut st = *s;
+    let mut lanes = Lanes([_mm_setzero_si128(); 4]);
+    for r in pk.0.chunks_exact(4) {
+        let key = _mm512_set1_epi32(r[0] as i32);
+        for x in st.iter_mut() {
+            round!(x, 0, key, k, &mut lanes);
+        }
+        let key = _mm512_set1_epi32(r[1] as i32);
+        for x in st.iter_mut() {
+            round!(x, 1, key, k, &mut lanes);
+        }
+        let key = _mm512_set1_epi32(r[2] as i32);
+        for x in st.iter_mut() {
+            round!(x, 2, key, k, &mut lanes);
+        }
+        let key = _mm512_set1_epi32(r[3] as i32);
+        for x in st.iter_mut() {
+            round!(x, 3, key, k, &mut lanes);
         }
     }
+    lanes.wipe();
+    *s = st;
 }
 
-/// Encrypts `G` groups of 16 blocks (256*G bytes) in place.
+/// Where a bulk path reads its input: the output buffer itself, or a
+/// separate source at least as long (which saves the caller a copy).
+type Src<'a> = Option<&'a [u8]>;
+
+/// Encrypts `G` groups of 16 blocks (256*G bytes) from `src` (or `dst`
+/// itself) into `dst`.
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt_groups<const G: usize>(rk: &[u32; 32], buf: &mut [u8], k: &K512) {
-    assert!(buf.len() >= 256 * G);
-    let mut s: [[__m512i; 4]; G] = core::array::from_fn(|g| load16(&buf[256 * g..], k));
-    rounds(rk, &mut s, k);
+fn crypt_groups<const G: usize>(pk: &PreKeys, src: Src<'_>, dst: &mut [u8], k: &K512) {
+    assert!(dst.len() >= 256 * G);
+    let inp: &[u8] = src.unwrap_or(dst);
+    let mut s: [[__m512i; 4]; G] = core::array::from_fn(|g| load16(&inp[256 * g..], k));
+    rounds(pk, &mut s, k);
     for (g, x) in s.into_iter().enumerate() {
-        store16(x, &mut buf[256 * g..], k);
+        store16(x, &mut dst[256 * g..], k);
     }
 }
 
-/// Transposes 16 word-sliced keystream blocks back and XORs them into `buf`.
+/// Transposes 16 word-sliced keystream blocks back and XORs them with 256
+/// bytes of `src` (or of `dst` itself) into `dst`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn xor16(x: [__m512i; 4], buf: &mut [u8], k: &K512) {
-    assert!(buf.len() >= 256);
+fn xor16(x: [__m512i; 4], src: Src<'_>, dst: &mut [u8], k: &K512) {
+    assert!(dst.len() >= 256);
     let [a, b, c, d] = transpose(x[3], x[2], x[1], x[0]);
-    let p = buf.as_mut_ptr();
+    let inp: [__m512i; 4] = {
+        let inp: &[u8] = src.unwrap_or(dst);
+        core::array::from_fn(|i| load512(&inp[64 * i..]))
+    };
+    let p = dst.as_mut_ptr();
     for (i, v) in [a, b, c, d].into_iter().enumerate() {
         let v = _mm512_shuffle_epi8(v, k.bswap);
         // SAFETY: at least 256 bytes (checked above); 64-byte pieces at i*64.
-        unsafe {
-            let q = p.add(64 * i).cast();
-            _mm512_storeu_si512(q, _mm512_xor_si512(v, _mm512_loadu_si512(q)));
-        }
+        unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), _mm512_xor_si512(v, inp[i])) };
     }
 }
 
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, src: Src<'_>, dst: &mut [u8]) -> usize {
     let k = consts512();
+    let pk = pre_keys(rk, &k);
     // Dword 4L + m of a transposed register belongs to block 4m + L.
     let idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     let fixed =
         [_mm512_set1_epi32(prefix[0] as i32), _mm512_set1_epi32(prefix[1] as i32), _mm512_set1_epi32(prefix[2] as i32)];
     let mut c = _mm512_add_epi32(_mm512_set1_epi32(ctr as i32), idx);
-    let mut done = 0;
-    for g in data.chunks_exact_mut(STEP) {
+    let steps = dst.len() / STEP;
+    for o in (0..steps).map(|n| n * STEP) {
         let mut st: [[__m512i; 4]; GROUPS] = core::array::from_fn(|_| [fixed[0], fixed[1], fixed[2], c]);
         for (i, x) in st.iter_mut().enumerate() {
             x[3] = _mm512_add_epi32(c, _mm512_set1_epi32(16 * i as i32));
         }
         c = _mm512_add_epi32(c, _mm512_set1_epi32(16 * GROUPS as i32));
-        rounds(rk, &mut st, &k);
+        rounds(&pk, &mut st, &k);
         for (i, x) in st.into_iter().enumerate() {
-            xor16(x, &mut g[256 * i..], &k);
+            let at = o + 256 * i;
+            xor16(x, src.map(|s| &s[at..]), &mut dst[at..], &k);
         }
-        done += STEP;
     }
-    done
+    steps * STEP
 }
 
-/// CTR with a 32-bit counter: XORs into `data` the keystream of the blocks
-/// `prefix || ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32),
-/// over whole 768-byte steps only. Returns the bytes processed.
+/// CTR with a 32-bit counter: XORs the keystream of the blocks `prefix ||
+/// ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32) into `dst`
+/// in place (`src` = None) or onto `src` (at least `dst.len()` bytes), over
+/// whole 1024-byte steps only. Returns the bytes processed.
 ///
 /// # Safety
 /// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn ctr32_xor(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, data: &mut [u8]) -> usize {
+pub(crate) unsafe fn ctr32_xor(
+    rk: &[u32; 32],
+    prefix: [u32; 3],
+    ctr: u32,
+    src: Option<&[u8]>,
+    dst: &mut [u8],
+) -> usize {
     // SAFETY: the caller guarantees the target features.
-    unsafe { ctr32_xor_impl(rk, prefix, ctr, data) }
+    unsafe { ctr32_xor_impl(rk, prefix, ctr, src, dst) }
 }
 
 #[inline]
@@ -269,13 +374,17 @@ fn load512(p: &[u8]) -> __m512i {
 }
 
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], src: Src<'_>, dst: &mut [u8]) -> usize {
     let k = consts512();
+    let pk = pre_keys(rk, &k);
     // SAFETY: 16 readable bytes.
     let mut chain = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
-    let mut done = 0;
-    for g in data.chunks_exact_mut(STEP) {
-        let r: [__m512i; 4 * GROUPS] = core::array::from_fn(|i| load512(&g[64 * i..]));
+    let steps = dst.len() / STEP;
+    for o in (0..steps).map(|n| n * STEP) {
+        // All input of the step is in registers before anything is stored,
+        // so decrypting in place is safe.
+        let inp: &[u8] = src.unwrap_or(dst);
+        let r: [__m512i; 4 * GROUPS] = core::array::from_fn(|i| load512(&inp[o + 64 * i..]));
         // The previous ciphertext block of every block: [chain, c0, c1, c2], [c3, ...], ...
         // (valignq shifts the pair of registers by three 128-bit lanes).
         let prev: [__m512i; 4 * GROUPS] =
@@ -284,71 +393,75 @@ fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize
         let sw = |x| _mm512_shuffle_epi8(x, k.bswap);
         let mut st: [[__m512i; 4]; GROUPS] =
             core::array::from_fn(|g| transpose(sw(r[4 * g]), sw(r[4 * g + 1]), sw(r[4 * g + 2]), sw(r[4 * g + 3])));
-        rounds(rk, &mut st, &k);
-        let p = g.as_mut_ptr();
+        rounds(&pk, &mut st, &k);
+        let out = &mut dst[o..o + STEP];
+        let p = out.as_mut_ptr();
         for (gi, x) in st.into_iter().enumerate() {
-            let out = transpose(x[3], x[2], x[1], x[0]);
-            for (j, v) in out.into_iter().enumerate() {
+            let words = transpose(x[3], x[2], x[1], x[0]);
+            for (j, v) in words.into_iter().enumerate() {
                 let i = 4 * gi + j;
                 let v = _mm512_xor_si512(sw(v), prev[i]);
-                // SAFETY: `g` is STEP bytes; piece i is at 64*i < STEP.
+                // SAFETY: `out` is STEP bytes; piece i is at 64*i < STEP.
                 unsafe { _mm512_storeu_si512(p.add(64 * i).cast(), v) };
             }
         }
-        done += STEP;
     }
-    let mut out = [0u8; 64];
+    let mut last = [0u8; 64];
     // SAFETY: 64 writable bytes.
-    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), chain) };
-    iv.copy_from_slice(&out[48..]);
-    done
+    unsafe { _mm512_storeu_si512(last.as_mut_ptr().cast(), chain) };
+    iv.copy_from_slice(&last[48..]);
+    steps * STEP
 }
 
-/// CBC decryption in place over whole 768-byte steps, the XOR with the
-/// previous ciphertext fused into the kernel; `iv` becomes the last
+/// CBC decryption over whole 1024-byte steps, the XOR with the previous
+/// ciphertext fused into the kernel, in place in `dst` (`src` = None) or
+/// from `src` (at least `dst.len()` bytes) into `dst`; `iv` becomes the last
 /// ciphertext block processed. Returns the bytes processed.
 ///
 /// # Safety
 /// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], src: Option<&[u8]>, dst: &mut [u8]) -> usize {
     // SAFETY: the caller guarantees the target features.
-    unsafe { cbc_decrypt_impl(rk, iv, data) }
+    unsafe { cbc_decrypt_impl(rk, iv, src, dst) }
 }
 
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl")]
-fn crypt_blocks_impl(rk: &[u32; 32], data: &mut [u8]) {
+fn crypt_blocks_impl(rk: &[u32; 32], src: Src<'_>, dst: &mut [u8]) {
     let k = consts512();
-    let mut steps = data.chunks_exact_mut(STEP);
-    for g in &mut steps {
-        crypt_groups::<GROUPS>(rk, g, &k);
+    let pk = pre_keys(rk, &k);
+    let n = dst.len();
+    let at = |o: usize| src.map(|s| &s[o..]);
+    let mut o = 0;
+    while n - o >= STEP {
+        crypt_groups::<GROUPS>(&pk, at(o), &mut dst[o..o + STEP], &k);
+        o += STEP;
     }
-    let mut rest = steps.into_remainder();
-    if rest.len() >= 512 {
-        let (g, r) = rest.split_at_mut(512);
-        crypt_groups::<2>(rk, g, &k);
-        rest = r;
+    if n - o >= 512 {
+        crypt_groups::<2>(&pk, at(o), &mut dst[o..o + 512], &k);
+        o += 512;
     }
-    if rest.len() >= 256 {
-        let (g, r) = rest.split_at_mut(256);
-        crypt_groups::<1>(rk, g, &k);
-        rest = r;
+    if n - o >= 256 {
+        crypt_groups::<1>(&pk, at(o), &mut dst[o..o + 256], &k);
+        o += 256;
     }
-    if !rest.is_empty() {
+    if o < n {
+        let m = n - o;
         let mut buf = [0u8; 256];
-        buf[..rest.len()].copy_from_slice(rest);
-        crypt_groups::<1>(rk, &mut buf, &k);
-        rest.copy_from_slice(&buf[..rest.len()]);
+        buf[..m].copy_from_slice(src.map_or(&dst[o..], |s| &s[o..n]));
+        crypt_groups::<1>(&pk, None, &mut buf, &k);
+        dst[o..].copy_from_slice(&buf[..m]);
         zeroize::Zeroize::zeroize(&mut buf);
     }
 }
 
-/// Encrypts (or decrypts, with reversed round keys) whole blocks in place.
+/// Encrypts (or decrypts, with reversed round keys) whole blocks, in place
+/// in `dst` (`src` = None) or from `src` (at least `dst.len()` bytes).
 ///
 /// # Safety
 /// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn crypt_blocks(rk: &[u32; 32], data: &mut [u8]) {
+pub(crate) unsafe fn crypt_blocks(rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) {
     // SAFETY: the caller guarantees the target features.
-    unsafe { crypt_blocks_impl(rk, data) }
+    unsafe { crypt_blocks_impl(rk, src, dst) }
 }
 
 #[derive(Clone, Copy)]

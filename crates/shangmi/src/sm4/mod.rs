@@ -30,8 +30,8 @@ pub use ccm::Ccm;
 pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
 pub use modes::{
     cbc_decrypt_into, cbc_decrypt_with, cbc_encrypt_into, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place,
-    ctr_apply_in_place, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into, encrypted_len,
-    ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
+    ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into,
+    encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
 };
 
 use crate::{Error, Result};
@@ -175,20 +175,36 @@ impl Sm4 {
         self.many(&self.dec, data)
     }
 
+    /// Encrypts the whole blocks of `src` into `dst` (same length, a
+    /// multiple of 16 bytes): the SIMD backend reads `src` directly, which
+    /// saves the copy-then-encrypt-in-place pass.
+    pub(crate) fn encrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) {
+        self.many_to(&self.enc, src, dst)
+    }
+
+    /// Decrypts the whole blocks of `src` into `dst` (same length, a
+    /// multiple of 16 bytes).
+    pub(crate) fn decrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) {
+        self.many_to(&self.dec, src, dst)
+    }
+
     /// XORs the keystream of the counter blocks `prefix || ctr`, `prefix ||
     /// ctr+1`, ... (32-bit big-endian counter wrapping mod 2^32, as GCM's
     /// inc32) into the whole blocks of `data`; returns the next counter.
-    pub(crate) fn ctr32_xor(&self, prefix: &[u8; 12], mut ctr: u32, data: &mut [u8]) -> u32 {
-        let whole = data.len() - data.len() % BLOCK_SIZE;
-        let mut data = &mut data[..whole];
-        #[cfg(target_arch = "x86_64")]
-        if self.backend == Backend::AesniAvx512 {
-            let w =
-                |i: usize| u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]]);
-            // SAFETY: this backend is only chosen when its CPU features exist.
-            let done = unsafe { aesni::ctr32_xor(&self.enc, [w(0), w(1), w(2)], ctr, data) };
-            ctr = ctr.wrapping_add((done / BLOCK_SIZE) as u32);
-            data = &mut data[done..];
+    pub(crate) fn ctr32_xor(&self, prefix: &[u8; 12], ctr: u32, data: &mut [u8]) -> u32 {
+        self.ctr32_xor_from(prefix, ctr, None, data)
+    }
+
+    /// [`Self::ctr32_xor`] onto `src` (whole blocks, as long as `dst`) into
+    /// `dst`, or in place in `dst` when `src` is None.
+    pub(crate) fn ctr32_xor_from(&self, prefix: &[u8; 12], mut ctr: u32, src: Option<&[u8]>, dst: &mut [u8]) -> u32 {
+        let whole = dst.len() - dst.len() % BLOCK_SIZE;
+        let done = self.ctr32_simd(prefix, ctr, src, &mut dst[..whole]);
+        ctr = ctr.wrapping_add((done / BLOCK_SIZE) as u32);
+        let data = &mut dst[done..whole];
+        if let Some(src) = src {
+            // The rest goes through the in-place path on a copy.
+            data.copy_from_slice(&src[done..whole]);
         }
         if data.is_empty() {
             return ctr;
@@ -210,9 +226,24 @@ impl Sm4 {
         ctr
     }
 
+    /// The whole steps of [`Self::ctr32_xor_from`] that a SIMD kernel
+    /// handles (none on the portable backend); returns bytes done.
+    fn ctr32_simd(&self, prefix: &[u8; 12], ctr: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.backend == Backend::AesniAvx512 {
+            let w =
+                |i: usize| u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]]);
+            // SAFETY: this backend is only chosen when its CPU features exist.
+            return unsafe { aesni::ctr32_xor(&self.enc, [w(0), w(1), w(2)], ctr, src, dst) };
+        }
+        let _ = (prefix, ctr, src, dst);
+        0
+    }
+
     /// XORs the keystream of a full 128-bit big-endian counter into the whole
-    /// blocks of `data`; returns the next counter.
-    pub(crate) fn ctr128_xor(&self, mut ctr: u128, data: &mut [u8]) -> u128 {
+    /// blocks of `data` (in place, or onto `src` when given: whole blocks as
+    /// long as `data`); returns the next counter.
+    pub(crate) fn ctr128_xor(&self, mut ctr: u128, mut src: Option<&[u8]>, data: &mut [u8]) -> u128 {
         let whole = data.len() - data.len() % BLOCK_SIZE;
         let mut data = &mut data[..whole];
         while !data.is_empty() {
@@ -223,7 +254,12 @@ impl Sm4 {
             let mut prefix = [0u8; 12];
             prefix.copy_from_slice(&ctr.to_be_bytes()[..12]);
             let (now, rest) = data.split_at_mut(n * BLOCK_SIZE);
-            self.ctr32_xor(&prefix, lo, now);
+            let (src_now, src_rest) = match src {
+                Some(s) => (Some(&s[..n * BLOCK_SIZE]), Some(&s[n * BLOCK_SIZE..])),
+                None => (None, None),
+            };
+            self.ctr32_xor_from(&prefix, lo, src_now, now);
+            src = src_rest;
             ctr = ctr.wrapping_add(n as u128);
             data = rest;
         }
@@ -248,15 +284,16 @@ impl Sm4 {
         }
     }
 
-    /// CBC decryption of as many whole 512-byte groups as a fused SIMD
-    /// kernel handles (none on the portable backend); returns bytes done.
-    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], data: &mut [u8]) -> usize {
+    /// CBC decryption of as many whole steps as a fused SIMD kernel
+    /// handles (none on the portable backend), in place in `dst` or from
+    /// `src` (at least `dst.len()` bytes) into `dst`; returns bytes done.
+    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], src: Option<&[u8]>, dst: &mut [u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         if self.backend == Backend::AesniAvx512 {
             // SAFETY: this backend is only chosen when its CPU features exist.
-            return unsafe { aesni::cbc_decrypt(&self.dec, iv, data) };
+            return unsafe { aesni::cbc_decrypt(&self.dec, iv, src, dst) };
         }
-        let _ = (iv, data);
+        let _ = (iv, src, dst);
         0
     }
 
@@ -276,8 +313,21 @@ impl Sm4 {
         match self.backend {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `one`, the CPU features were checked at construction.
-            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, data) },
+            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, None, data) },
             _ => portable::crypt_blocks(rk, data),
+        }
+    }
+
+    fn many_to(&self, rk: &[u32; 32], src: &[u8], dst: &mut [u8]) {
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(BLOCK_SIZE), "caller passes equal whole blocks");
+        match self.backend {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `one`, the CPU features were checked at construction.
+            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, Some(src), dst) },
+            _ => {
+                dst.copy_from_slice(src);
+                portable::crypt_blocks(rk, dst)
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! streaming CBC and CTR contexts.
 //!
 //! Every parallel mode hands the backend batches of [`CHUNK`] bytes so a SIMD
-//! backend can keep 16 blocks in flight.
+//! backend can keep 64 blocks in flight.
 
 use subtle::{ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
@@ -113,7 +113,7 @@ pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
 /// CBC decryption in place over whole blocks; `iv` becomes the last
 /// ciphertext block. Parallel: decrypt a batch, then xor the previous blocks.
 pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
-    let done = c.cbc_decrypt_fused(iv, data);
+    let done = c.cbc_decrypt_fused(iv, None, data);
     let data = &mut data[done..];
     if data.is_empty() {
         return;
@@ -181,8 +181,11 @@ pub fn ecb_encrypt_into(c: &Sm4, data: &[u8], padding: bool, out: &mut [u8]) -> 
     if out.len() != encrypted_len(data.len(), padding)? {
         return Err(Error::invalid("output buffer has the wrong length"));
     }
-    pad_into(data, out);
-    c.encrypt_blocks(out);
+    let whole = data.len() - data.len() % BLOCK_SIZE;
+    let (body, last) = out.split_at_mut(whole);
+    c.encrypt_blocks_to(&data[..whole], body);
+    pad_into(&data[whole..], last);
+    c.encrypt_blocks(last);
     Ok(())
 }
 
@@ -225,8 +228,7 @@ pub fn ecb_decrypt_into(c: &Sm4, data: &[u8], out: &mut [u8]) -> Result<()> {
         return Err(Error::invalid("output buffer has the wrong length"));
     }
     let whole = out.len() - out.len() % BLOCK_SIZE;
-    out[..whole].copy_from_slice(&data[..whole]);
-    c.decrypt_blocks(&mut out[..whole]);
+    c.decrypt_blocks_to(&data[..whole], &mut out[..whole]);
     if whole < out.len() {
         let mut last = [0u8; 16];
         last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
@@ -244,9 +246,12 @@ pub fn cbc_decrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> 
         return Err(Error::invalid("output buffer has the wrong length"));
     }
     let whole = out.len() - out.len() % BLOCK_SIZE;
-    out[..whole].copy_from_slice(&data[..whole]);
     let mut chain = *iv;
-    cbc_decrypt_blocks(c, &mut chain, &mut out[..whole]);
+    // The fused kernel reads the ciphertext directly; the rest goes through
+    // the in-place path on a copy.
+    let done = c.cbc_decrypt_fused(&mut chain, Some(&data[..whole]), &mut out[..whole]);
+    out[done..whole].copy_from_slice(&data[done..whole]);
+    cbc_decrypt_blocks(c, &mut chain, &mut out[done..whole]);
     if whole < out.len() {
         let mut last = [0u8; 16];
         last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
@@ -389,7 +394,7 @@ impl CtrStream {
         }
         let whole = data.len() - data.len() % BLOCK_SIZE;
         let (body, tail) = data.split_at_mut(whole);
-        self.counter = self.cipher.ctr128_xor(self.counter, body);
+        self.counter = self.cipher.ctr128_xor(self.counter, None, body);
         if !tail.is_empty() {
             self.ks = self.counter.to_be_bytes();
             self.counter = self.counter.wrapping_add(1);
@@ -409,6 +414,20 @@ impl Drop for CtrStream {
 /// CTR encryption/decryption in place (128-bit big-endian counter from `iv`).
 pub fn ctr_apply_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
     CtrStream::new(c.clone(), iv).apply(data)
+}
+
+/// CTR encryption/decryption of `data` into `out` (same length): the SIMD
+/// kernel reads `data` directly, which saves a copy-then-in-place pass.
+pub fn ctr_apply_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> Result<()> {
+    if out.len() != data.len() {
+        return Err(Error::invalid("output buffer has the wrong length"));
+    }
+    let whole = data.len() - data.len() % BLOCK_SIZE;
+    let (body, tail) = out.split_at_mut(whole);
+    let next = c.ctr128_xor(u128::from_be_bytes(*iv), Some(&data[..whole]), body);
+    tail.copy_from_slice(&data[whole..]);
+    CtrStream::new(c.clone(), &next.to_be_bytes()).apply(tail);
+    Ok(())
 }
 
 /// CFB-128 encryption in place (the last segment may be partial). Serial.
