@@ -330,23 +330,22 @@ pub fn eea3_into(
     let mut st = State::new_128(&k, &iv, backend);
     k.zeroize();
 
-    let mut words = [0u32; 256];
-    let mut ks = [0u8; 1024];
-    for (src, dst) in data[..nbytes].chunks(1024).zip(out.chunks_mut(1024)) {
-        let n = src.len().div_ceil(4);
-        st.generate(&mut words[..n]);
-        for (b, w) in ks.chunks_exact_mut(4).zip(&words[..n]) {
-            b.copy_from_slice(&w.to_be_bytes());
-        }
-        for ((d, s), k) in dst.iter_mut().zip(src).zip(&ks) {
+    // Whole words straight from the generator, then the last partial word.
+    let whole = nbytes / 4 * 4;
+    st.xor_be(&data[..whole], &mut out[..whole]);
+    if whole < nbytes {
+        let mut w = [0u32; 1];
+        st.generate(&mut w);
+        let mut k = w[0].to_be_bytes();
+        for ((d, s), k) in out[whole..].iter_mut().zip(&data[whole..nbytes]).zip(&k) {
             *d = s ^ k;
         }
+        w.zeroize();
+        k.zeroize();
     }
     if length % 8 != 0 {
         out[nbytes - 1] &= 0xffu8 << (8 - length % 8);
     }
-    words.zeroize();
-    ks.zeroize();
     Ok(())
 }
 

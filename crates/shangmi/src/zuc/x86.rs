@@ -407,27 +407,68 @@ impl Stream {
     pub(crate) unsafe fn generate(&mut self, mut out: &mut [u32]) {
         while !out.is_empty() {
             let start = self.pos;
-            let end = (start + out.len()).min(BATCH);
-            // SAFETY: features enabled on this function; AVX-512F/VL were
-            // checked when `avx512` was set.
-            unsafe {
-                if self.avx512 {
-                    self.run_f_avx512(start, end)
-                } else {
-                    self.run_f_avx2(start, end)
-                }
-            };
+            // SAFETY: features enabled on this function.
+            let end = unsafe { self.advance(out.len()) };
             let (dst, rest) = out.split_at_mut(end - start);
             // SAFETY: AVX2 is enabled on this function.
             unsafe { self.output(start, dst) };
             out = rest;
-            self.pos = end;
-            if end == BATCH {
-                self.cur ^= 1;
-                self.pos = 0;
-                // SAFETY: features enabled on this function.
-                unsafe { self.start_batch() };
+            // SAFETY: features enabled on this function.
+            unsafe { self.finish(end) };
+        }
+    }
+
+    /// `dst = src ^ keystream`, the keystream words written big-endian;
+    /// `src` and `dst` have the same length, a multiple of 4.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    pub(crate) unsafe fn xor_be(&mut self, mut src: &[u8], mut dst: &mut [u8]) {
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(4));
+        while !dst.is_empty() {
+            let start = self.pos;
+            // SAFETY: features enabled on this function.
+            let end = unsafe { self.advance(dst.len() / 4) };
+            let bytes = 4 * (end - start);
+            let (s, srest) = src.split_at(bytes);
+            let (d, drest) = dst.split_at_mut(bytes);
+            // SAFETY: AVX2 is enabled on this function.
+            unsafe { self.output_xor(start, s, d) };
+            (src, dst) = (srest, drest);
+            // SAFETY: features enabled on this function.
+            unsafe { self.finish(end) };
+        }
+    }
+
+    /// Runs F over up to `want` words of the current batch; returns the end
+    /// index (the words run are pos..end).
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn advance(&mut self, want: usize) -> usize {
+        let start = self.pos;
+        let end = (start + want).min(BATCH);
+        // SAFETY: features enabled on this function; AVX-512F/VL were
+        // checked when `avx512` was set.
+        unsafe {
+            if self.avx512 {
+                self.run_f_avx512(start, end)
+            } else {
+                self.run_f_avx2(start, end)
             }
+        };
+        end
+    }
+
+    /// After the words up to `end` were output: moves on, to the next batch if
+    /// this one is used up.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn finish(&mut self, end: usize) {
+        self.pos = end;
+        if end == BATCH {
+            self.cur ^= 1;
+            self.pos = 0;
+            // SAFETY: features enabled on this function.
+            unsafe { self.start_batch() };
         }
     }
 
@@ -445,35 +486,74 @@ impl Stream {
         unsafe { self.run_f::<true>(start, end) }
     }
 
-    /// The keystream words z = (X0 ^ R1) + R2 ^ X3 for words start.. of the
-    /// batch (`dst.len()` of them), 8 at a time with AVX2.
+    /// Keystream words i..i+8 of the batch (i + 8 <= BATCH): z = (X0 ^ R1) + R2 ^ X3.
+    #[inline(always)]
+    unsafe fn z8(&self, i: usize) -> __m256i {
+        debug_assert!(i + 8 <= BATCH);
+        // SAFETY: the caller enables AVX2; loads read words i..i+8 of x0, x3
+        // and pairs i..i+8 of rs, inside arrays of BATCH entries.
+        unsafe {
+            // (R1, R2) pairs of 4 words -> R1s in the low half, R2s in the high half
+            let split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let p = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(self.rs.as_ptr().add(i).cast()), split);
+            let q = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(self.rs.as_ptr().add(i + 4).cast()), split);
+            let r1 = _mm256_permute2x128_si256::<0x20>(p, q);
+            let r2 = _mm256_permute2x128_si256::<0x31>(p, q);
+            let x0 = _mm256_loadu_si256(self.x0.as_ptr().add(i).cast());
+            let x3 = _mm256_loadu_si256(self.x3.as_ptr().add(i).cast());
+            _mm256_xor_si256(_mm256_add_epi32(_mm256_xor_si256(x0, r1), r2), x3)
+        }
+    }
+
+    /// Keystream word i of the batch.
+    #[inline(always)]
+    fn z1(&self, i: usize) -> u32 {
+        ((self.x0[i] ^ self.rs[i][0]).wrapping_add(self.rs[i][1])) ^ self.x3[i]
+    }
+
+    /// The keystream words for words start.. of the batch (`dst.len()` of them).
     #[target_feature(enable = "avx2")]
     unsafe fn output(&self, start: usize, dst: &mut [u32]) {
         let n = dst.len();
         debug_assert!(start + n <= BATCH);
         let mut k = 0;
-        // SAFETY: AVX2 is enabled; loads read words start+k .. start+k+8 of
-        // x0, x3 and pairs start+k .. start+k+8 of rs, with start + k + 8 <=
-        // start + n <= BATCH; stores write dst[k .. k+8] with k + 8 <= n.
+        while k + 8 <= n {
+            // SAFETY: AVX2 is enabled; start + k + 8 <= start + n <= BATCH and
+            // the store writes dst[k..k+8] with k + 8 <= n.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().add(k).cast(), self.z8(start + k)) };
+            k += 8;
+        }
+        for (j, z) in dst.iter_mut().enumerate().skip(k) {
+            *z = self.z1(start + j);
+        }
+    }
+
+    /// `dst = src ^ keystream` (words big-endian) for words start.. of the
+    /// batch; `src` and `dst` have the same length, a multiple of 4.
+    #[target_feature(enable = "avx2")]
+    unsafe fn output_xor(&self, start: usize, src: &[u8], dst: &mut [u8]) {
+        let n = dst.len() / 4;
+        debug_assert!(src.len() == dst.len() && dst.len() == 4 * n && start + n <= BATCH);
+        let mut k = 0;
+        // SAFETY: AVX2 is enabled; start + k + 8 <= start + n <= BATCH, and the
+        // load and store touch bytes 4k..4k+32 <= 4n of src and dst.
         unsafe {
-            // (R1, R2) pairs of 4 words -> R1s in the low half, R2s in the high half
-            let split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let bswap = _mm256_setr_epi8(
+                3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13,
+                12,
+            );
             while k + 8 <= n {
-                let i = start + k;
-                let p = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(self.rs.as_ptr().add(i).cast()), split);
-                let q = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(self.rs.as_ptr().add(i + 4).cast()), split);
-                let r1 = _mm256_permute2x128_si256::<0x20>(p, q);
-                let r2 = _mm256_permute2x128_si256::<0x31>(p, q);
-                let x0 = _mm256_loadu_si256(self.x0.as_ptr().add(i).cast());
-                let x3 = _mm256_loadu_si256(self.x3.as_ptr().add(i).cast());
-                let z = _mm256_xor_si256(_mm256_add_epi32(_mm256_xor_si256(x0, r1), r2), x3);
-                _mm256_storeu_si256(dst.as_mut_ptr().add(k).cast(), z);
+                let z = _mm256_shuffle_epi8(self.z8(start + k), bswap);
+                let d = _mm256_xor_si256(_mm256_loadu_si256(src.as_ptr().add(4 * k).cast()), z);
+                _mm256_storeu_si256(dst.as_mut_ptr().add(4 * k).cast(), d);
                 k += 8;
             }
         }
-        for (j, z) in dst.iter_mut().enumerate().skip(k) {
-            let i = start + j;
-            *z = ((self.x0[i] ^ self.rs[i][0]).wrapping_add(self.rs[i][1])) ^ self.x3[i];
+        for j in k..n {
+            let z = self.z1(start + j).to_be_bytes();
+            for b in 0..4 {
+                dst[4 * j + b] = src[4 * j + b] ^ z[b];
+            }
         }
     }
 
