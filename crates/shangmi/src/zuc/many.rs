@@ -1,0 +1,229 @@
+//! 128-EEA3 and 128-EIA3 over many independent messages at once, the way
+//! base stations process many bearers (Intel's multi-buffer library does the
+//! same): on x86-64 with AVX2 and AES-NI, eight messages run in the eight
+//! 32-bit lanes of one register set (see x86_many.rs), which removes the
+//! serial R1/R2 chain that bounds a single stream. Elsewhere, and for the
+//! portable backend, the messages are processed one after the other.
+//!
+//! Results are exactly those of [`super::eea3`] / [`super::eia3`] on each
+//! message (the tests check this against the single-stream code and the
+//! standard's vectors).
+
+use zeroize::Zeroize;
+
+use super::core::State;
+use super::{check_length, check_params, eea3_output_len, key16, mac, Backend};
+use crate::{Error, Result};
+
+/// One 3GPP message for [`eea3_many`] / [`eia3_many`]: the arguments of
+/// [`super::eea3`] (and of [`super::eia3`]). Its `Debug` leaves out the key.
+#[derive(Clone, Copy)]
+pub struct Message<'a> {
+    /// 16-byte key (CK for EEA3, IK for EIA3).
+    pub key: &'a [u8],
+    /// COUNT (< 2^32).
+    pub count: u64,
+    /// BEARER (< 32).
+    pub bearer: u32,
+    /// DIRECTION (0 or 1).
+    pub direction: u32,
+    /// The message.
+    pub data: &'a [u8],
+    /// Bits of `data` to process (all of it when `None`).
+    pub length_bits: Option<u64>,
+}
+
+impl std::fmt::Debug for Message<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("count", &self.count)
+            .field("bearer", &self.bearer)
+            .field("direction", &self.direction)
+            .field("data_len", &self.data.len())
+            .field("length_bits", &self.length_bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checked parameters of one message.
+struct Checked {
+    key: [u8; 16],
+    iv: [u8; 16],
+    length_bits: usize,
+}
+
+impl Drop for Checked {
+    fn drop(&mut self) {
+        self.key.zeroize();
+    }
+}
+
+fn eea3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
+    let mut iv = [0u8; 16];
+    iv[..4].copy_from_slice(&count.to_be_bytes());
+    iv[4] = ((bearer << 3) | (direction << 2)) as u8;
+    iv.copy_within(0..8, 8);
+    iv
+}
+
+fn eia3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
+    let c = count.to_be_bytes();
+    let b = (bearer << 3) as u8;
+    let d = (direction << 7) as u8;
+    [c[0], c[1], c[2], c[3], b, 0, 0, 0, c[0] ^ d, c[1], c[2], c[3], b, 0, d, 0]
+}
+
+/// Validates every message first (nothing is computed if one is invalid);
+/// errors name the message's index.
+fn check_all(msgs: &[Message<'_>], what: &str, iv: fn(u32, u32, u32) -> [u8; 16]) -> Result<Vec<Checked>> {
+    msgs.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let at = |e: Error| match e {
+                Error::InvalidKey(s) => Error::InvalidKey(format!("message {i}: {s}")),
+                Error::InvalidInput(s) => Error::InvalidInput(format!("message {i}: {s}")),
+                e => e,
+            };
+            let count = check_params(m.count, m.bearer, m.direction).map_err(at)?;
+            let length_bits = check_length(m.data, m.length_bits).map_err(at)?;
+            let key = key16(m.key, what).map_err(at)?;
+            Ok(Checked { key, iv: iv(count, m.bearer, m.direction), length_bits })
+        })
+        .collect()
+}
+
+/// Message indices in groups of up to `lanes`, longest messages first, so
+/// that each group's messages have similar lengths (a group runs as long as
+/// its longest message).
+#[cfg(target_arch = "x86_64")]
+fn groups(lens: &[usize], lanes: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lens.len()).collect();
+    order.sort_by_key(|&i| core::cmp::Reverse(lens[i]));
+    order.chunks(lanes).map(|g| g.to_vec()).collect()
+}
+
+/// 128-EEA3 of every message: `out[i]` is `eea3(msgs[i]...)`.
+pub fn eea3_many(msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+    eea3_many_with_backend(Backend::auto(), msgs)
+}
+
+/// [`eea3_many`] on a chosen backend.
+pub fn eea3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+    let backend = backend.checked()?;
+    let checked = check_all(msgs, "128-EEA3", eea3_iv)?;
+    let mut outs: Vec<Vec<u8>> = checked.iter().map(|c| vec![0u8; c.length_bits.div_ceil(8)]).collect();
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_x86_simd() {
+        use super::x86_many::{Lanes, BLOCK, LANES};
+        let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
+        for group in groups(&lens, LANES) {
+            let mut keys = [[0u8; 16]; LANES];
+            let mut ivs = [[0u8; 16]; LANES];
+            for (l, &i) in group.iter().enumerate() {
+                keys[l] = checked[i].key;
+                ivs[l] = checked[i].iv;
+            }
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
+            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
+            keys.zeroize();
+            let mut ks = [[0u32; BLOCK]; LANES];
+            let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
+            let mut off = 0;
+            while off < longest {
+                // SAFETY: as above.
+                unsafe { lanes.block(&mut ks) };
+                for (l, &i) in group.iter().enumerate() {
+                    if off < lens[i] {
+                        let end = (off + 4 * BLOCK).min(lens[i]);
+                        xor_be(&ks[l], &msgs[i].data[off..end], &mut outs[i][off..end]);
+                    }
+                }
+                off += 4 * BLOCK;
+            }
+            ks.zeroize();
+        }
+        for (c, out) in checked.iter().zip(&mut outs) {
+            if c.length_bits % 8 != 0 {
+                let last = out.len() - 1;
+                out[last] &= 0xffu8 << (8 - c.length_bits % 8);
+            }
+        }
+        return Ok(outs);
+    }
+    for (m, out) in msgs.iter().zip(&mut outs) {
+        super::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
+    }
+    debug_assert!(msgs
+        .iter()
+        .zip(&outs)
+        .all(|(m, o)| eea3_output_len(m.data.len(), m.length_bits).ok() == Some(o.len())));
+    Ok(outs)
+}
+
+/// `dst = src ^ keystream` with the words written big-endian (`src` may
+/// end inside a word).
+#[cfg(target_arch = "x86_64")]
+fn xor_be(words: &[u32; super::x86_many::BLOCK], src: &[u8], dst: &mut [u8]) {
+    let mut kb = [0u8; 4 * super::x86_many::BLOCK];
+    for (b, w) in kb.chunks_exact_mut(4).zip(words) {
+        b.copy_from_slice(&w.to_be_bytes());
+    }
+    for ((d, s), k) in dst.iter_mut().zip(src).zip(&kb) {
+        *d = s ^ k;
+    }
+    kb.zeroize();
+}
+
+/// 128-EIA3 of every message: `out[i]` is `eia3(msgs[i]...)`.
+pub fn eia3_many(msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
+    eia3_many_with_backend(Backend::auto(), msgs)
+}
+
+/// [`eia3_many`] on a chosen backend.
+pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
+    let backend = backend.checked()?;
+    let checked = check_all(msgs, "128-EIA3", eia3_iv)?;
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_x86_simd() {
+        use super::x86_many::{Lanes, BLOCK, LANES};
+        let needed: Vec<usize> = checked.iter().map(|c| mac::words_needed(c.length_bits)).collect();
+        let mut tags = vec![[0u8; 4]; msgs.len()];
+        for group in groups(&needed, LANES) {
+            let mut keys = [[0u8; 16]; LANES];
+            let mut ivs = [[0u8; 16]; LANES];
+            for (l, &i) in group.iter().enumerate() {
+                keys[l] = checked[i].key;
+                ivs[l] = checked[i].iv;
+            }
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
+            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
+            keys.zeroize();
+            let longest = group.iter().map(|&i| needed[i]).max().unwrap_or(0);
+            let mut streams: Vec<Vec<u32>> = group.iter().map(|_| Vec::with_capacity(longest + BLOCK)).collect();
+            let mut ks = [[0u32; BLOCK]; LANES];
+            while streams.first().is_some_and(|s| s.len() < longest) {
+                // SAFETY: as above.
+                unsafe { lanes.block(&mut ks) };
+                for (l, s) in streams.iter_mut().enumerate() {
+                    s.extend_from_slice(&ks[l]);
+                }
+            }
+            ks.zeroize();
+            for (&i, mut s) in group.iter().zip(streams) {
+                let words = mac::SliceWords { words: &s, pos: 0 };
+                let tag = mac::mac_words(words, backend, msgs[i].data, checked[i].length_bits, 1, 0);
+                tags[i] = tag[0].to_be_bytes();
+                s.zeroize();
+            }
+        }
+        return Ok(tags);
+    }
+    checked
+        .iter()
+        .zip(msgs)
+        .map(|(c, m)| {
+            let st = State::new_128(&c.key, &c.iv, backend);
+            Ok(mac::mac_words(st, backend, m.data, c.length_bits, 1, 0)[0].to_be_bytes())
+        })
+        .collect()
+}
