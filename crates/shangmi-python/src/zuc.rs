@@ -99,6 +99,39 @@ fn zuc256_mac<'py>(
     Ok(PyBytes::new(py, &tag))
 }
 
+/// One message of eea3_many / eia3_many: (key, count, bearer, direction, data, length_bits).
+type ManyArg<'py> = (Bytes<'py>, u64, u32, u32, Bytes<'py>, Option<u64>);
+
+fn messages<'a>(args: &'a [ManyArg<'_>]) -> (Vec<zuc::Message<'a>>, usize) {
+    let msgs: Vec<zuc::Message<'a>> = args
+        .iter()
+        .map(|(key, count, bearer, direction, data, length_bits)| zuc::Message {
+            key: key.as_slice(),
+            count: *count,
+            bearer: *bearer,
+            direction: *direction,
+            data: data.as_slice(),
+            length_bits: *length_bits,
+        })
+        .collect();
+    let total = msgs.iter().map(|m| m.data.len()).sum();
+    (msgs, total)
+}
+
+#[pyfunction]
+fn zuc_eea3_many<'py>(py: Python<'py>, messages_: Vec<ManyArg<'py>>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let (msgs, total) = messages(&messages_);
+    let outs = maybe_detach(py, total, || zuc::eea3_many(&msgs)).py_err()?;
+    Ok(outs.iter().map(|o| PyBytes::new(py, o)).collect())
+}
+
+#[pyfunction]
+fn zuc_eia3_many<'py>(py: Python<'py>, messages_: Vec<ManyArg<'py>>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let (msgs, total) = messages(&messages_);
+    let tags = maybe_detach(py, total, || zuc::eia3_many(&msgs)).py_err()?;
+    Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
+}
+
 /// The backend in use: "avx512", "simd" or "portable" (see SHANGMI_ZUC_BACKEND).
 #[pyfunction]
 fn zuc_backend() -> &'static str {
@@ -109,6 +142,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ZucKeystream>()?;
     m.add_function(wrap_pyfunction!(zuc_eea3, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_eia3, m)?)?;
+    m.add_function(wrap_pyfunction!(zuc_eea3_many, m)?)?;
+    m.add_function(wrap_pyfunction!(zuc_eia3_many, m)?)?;
     m.add_function(wrap_pyfunction!(zuc256_mac, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_backend, m)?)?;
     Ok(())
