@@ -31,39 +31,8 @@ pub(crate) fn window_word_portable(m: u32, k0: u32, k1: u32) -> u32 {
     t
 }
 
-/// A source of keystream words: a live generator, or words produced
-/// beforehand (the multi-stream code generates them for many messages at once).
-pub(crate) trait Words {
-    fn generate(&mut self, out: &mut [u32]);
-}
-
-impl Words for State {
-    fn generate(&mut self, out: &mut [u32]) {
-        State::generate(self, out)
-    }
-}
-
-/// Keystream words already generated; [`mac_words`] reads exactly
-/// [`words_needed`] of them.
-pub(crate) struct SliceWords<'a> {
-    pub(crate) words: &'a [u32],
-    pub(crate) pos: usize,
-}
-
-impl Words for SliceWords<'_> {
-    fn generate(&mut self, out: &mut [u32]) {
-        out.copy_from_slice(&self.words[self.pos..self.pos + out.len()]);
-        self.pos += out.len();
-    }
-}
-
-/// Keystream words [`mac_words`] consumes for a message of `length_bits` bits.
-pub(crate) fn words_needed(length_bits: usize) -> usize {
-    length_bits / 32 + EXTRA
-}
-
 /// Generates keystream into `buf[*valid..need]` if not there yet.
-fn ensure<W: Words>(st: &mut W, buf: &mut [u32], valid: &mut usize, need: usize) {
+fn ensure(st: &mut State, buf: &mut [u32], valid: &mut usize, need: usize) {
     if *valid < need {
         st.generate(&mut buf[*valid..need]);
         *valid = need;
@@ -72,13 +41,13 @@ fn ensure<W: Words>(st: &mut W, buf: &mut [u32], valid: &mut usize, need: usize)
 
 /// The 32-bit window of the keystream starting at bit `pos` of `ks`.
 #[inline(always)]
-fn window_at(ks: &[u32], pos: usize) -> u32 {
+pub(crate) fn window_at(ks: &[u32], pos: usize) -> u32 {
     let (w, b) = (pos / 32, pos % 32);
     let k = ((ks[w] as u64) << 32) | ks[w + 1] as u64;
     ((k << b) >> 32) as u32
 }
 
-fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
+pub(crate) fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         // SAFETY: the SIMD backends are only used when the CPU has the features.
@@ -98,8 +67,8 @@ fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
 /// `offset` is the keystream word where the windows start (0 for EIA3, the
 /// tag length in words for ZUC-256); word k of the tag uses windows starting
 /// at offset + k words. `length_bits` ≤ 8·data.len() has been checked.
-pub(crate) fn mac_words<W: Words>(
-    mut st: W,
+pub(crate) fn mac_words(
+    mut st: State,
     backend: Backend,
     data: &[u8],
     length_bits: usize,

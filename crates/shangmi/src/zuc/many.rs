@@ -109,9 +109,34 @@ pub fn eea3_many(msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
 
 /// [`eea3_many`] on a chosen backend.
 pub fn eea3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+    let lens = eea3_many_output_lens(msgs)?;
+    let mut outs: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0u8; n]).collect();
+    let mut refs: Vec<&mut [u8]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
+    eea3_many_into(backend, msgs, &mut refs)?;
+    Ok(outs)
+}
+
+/// The output size of [`eea3_many`] for each message (ceil(length_bits / 8)),
+/// after checking every message's parameters.
+pub fn eea3_many_output_lens(msgs: &[Message<'_>]) -> Result<Vec<usize>> {
+    Ok(check_all(msgs, "128-EEA3", eea3_iv)?.iter().map(|c| c.length_bits.div_ceil(8)).collect())
+}
+
+/// [`eea3_many`] writing message i's output into `outs[i]`, which must have
+/// [`eea3_many_output_lens`]`[i]` bytes (so callers can write straight into
+/// buffers they own).
+pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [u8]]) -> Result<()> {
     let backend = backend.checked()?;
     let checked = check_all(msgs, "128-EEA3", eea3_iv)?;
-    let mut outs: Vec<Vec<u8>> = checked.iter().map(|c| vec![0u8; c.length_bits.div_ceil(8)]).collect();
+    if outs.len() != msgs.len() {
+        return Err(Error::invalid(format!("{} output buffers for {} messages", outs.len(), msgs.len())));
+    }
+    for (i, (c, o)) in checked.iter().zip(outs.iter()).enumerate() {
+        let n = c.length_bits.div_ceil(8);
+        if o.len() != n {
+            return Err(Error::invalid(format!("message {i}: EEA3 output buffer must be {n} bytes, got {}", o.len())));
+        }
+    }
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         use super::x86_many::{Lanes, BLOCK, LANES};
@@ -142,22 +167,19 @@ pub fn eea3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
             }
             ks.zeroize();
         }
-        for (c, out) in checked.iter().zip(&mut outs) {
+        for (c, out) in checked.iter().zip(outs.iter_mut()) {
             if c.length_bits % 8 != 0 {
                 let last = out.len() - 1;
                 out[last] &= 0xffu8 << (8 - c.length_bits % 8);
             }
         }
-        return Ok(outs);
+        return Ok(());
     }
-    for (m, out) in msgs.iter().zip(&mut outs) {
+    for (m, out) in msgs.iter().zip(outs.iter_mut()) {
+        debug_assert_eq!(eea3_output_len(m.data.len(), m.length_bits).ok(), Some(out.len()));
         super::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
     }
-    debug_assert!(msgs
-        .iter()
-        .zip(&outs)
-        .all(|(m, o)| eea3_output_len(m.data.len(), m.length_bits).ok() == Some(o.len())));
-    Ok(outs)
+    Ok(())
 }
 
 /// `dst = src ^ keystream` with the words written big-endian (`src` may
@@ -174,6 +196,31 @@ fn xor_be(words: &[u32; super::x86_many::BLOCK], src: &[u8], dst: &mut [u8]) {
     kb.zeroize();
 }
 
+/// The end of an EIA3 tag once every whole message word has been folded in:
+/// the last partial word, the window right after the message and the final
+/// keystream word. `win` holds keystream words `base ..` (base <= the number
+/// of whole message words, and 3 words past it available).
+#[cfg(target_arch = "x86_64")]
+fn eia3_tail(win: &[u32], base: usize, data: &[u8], length_bits: usize) -> u32 {
+    let full = length_bits / 32;
+    debug_assert!(base <= full && length_bits.div_ceil(32) + 1 < base + win.len());
+    let at = |w: usize| win[w - base];
+    let mut t = 0u32;
+    let rem = length_bits % 32;
+    if rem > 0 {
+        let mut last = [0u8; 4];
+        let bytes = rem.div_ceil(8);
+        last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
+        let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+        t ^= mac::window_word_portable(m, at(full), at(full + 1));
+        last.zeroize();
+    }
+    t ^= mac::window_at(&win[full - base..], rem);
+    // MAC = T ^ z_{L-1}, L = ceil(LENGTH/32) + 2 words
+    t ^= at(length_bits.div_ceil(32) + 1);
+    t
+}
+
 /// 128-EIA3 of every message: `out[i]` is `eia3(msgs[i]...)`.
 pub fn eia3_many(msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
     eia3_many_with_backend(Backend::auto(), msgs)
@@ -186,7 +233,10 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         use super::x86_many::{Lanes, BLOCK, LANES};
-        let needed: Vec<usize> = checked.iter().map(|c| mac::words_needed(c.length_bits)).collect();
+        // A lane has all it needs once 16 words past its last whole message
+        // word were generated (the tail reads up to 2 words past it), and at
+        // least two blocks (so that `win` is full).
+        let needed: Vec<usize> = checked.iter().map(|c| (c.length_bits / 32 + BLOCK).max(2 * BLOCK)).collect();
         let mut tags = vec![[0u8; 4]; msgs.len()];
         for group in groups(&needed, LANES) {
             let mut keys = [[0u8; 16]; LANES];
@@ -199,22 +249,41 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
             let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
             keys.zeroize();
             let longest = group.iter().map(|&i| needed[i]).max().unwrap_or(0);
-            let mut streams: Vec<Vec<u32>> = group.iter().map(|_| Vec::with_capacity(longest + BLOCK)).collect();
+            // Per lane: the last two blocks of keystream and the running tag.
+            let mut win = [[0u32; 2 * BLOCK]; LANES];
+            let mut acc = [0u32; LANES];
             let mut ks = [[0u32; BLOCK]; LANES];
-            while streams.first().is_some_and(|s| s.len() < longest) {
+            let mut have = 0;
+            while have < longest {
                 // SAFETY: as above.
                 unsafe { lanes.block(&mut ks) };
-                for (l, s) in streams.iter_mut().enumerate() {
-                    s.extend_from_slice(&ks[l]);
+                have += BLOCK;
+                for (l, &i) in group.iter().enumerate() {
+                    if have - BLOCK >= needed[i] {
+                        continue; // this lane was finished by an earlier block
+                    }
+                    win[l].copy_within(BLOCK.., 0);
+                    win[l][BLOCK..].copy_from_slice(&ks[l]);
+                    // win holds words have-32 .. have; message words have-32 ..
+                    // have-16 have their two keystream words now.
+                    let full = checked[i].length_bits / 32;
+                    if have >= 2 * BLOCK {
+                        let j0 = have - 2 * BLOCK;
+                        let j1 = (have - BLOCK).min(full);
+                        if j0 < j1 {
+                            let msg = &msgs[i].data[4 * j0..4 * j1];
+                            acc[l] ^= mac::window_xor(backend, msg, &win[l][..j1 - j0 + 1]);
+                        }
+                    }
+                    if have >= needed[i] {
+                        let tail = eia3_tail(&win[l], have - 2 * BLOCK, msgs[i].data, checked[i].length_bits);
+                        tags[i] = (acc[l] ^ tail).to_be_bytes();
+                    }
                 }
             }
             ks.zeroize();
-            for (&i, mut s) in group.iter().zip(streams) {
-                let words = mac::SliceWords { words: &s, pos: 0 };
-                let tag = mac::mac_words(words, backend, msgs[i].data, checked[i].length_bits, 1, 0);
-                tags[i] = tag[0].to_be_bytes();
-                s.zeroize();
-            }
+            win.zeroize();
+            acc.zeroize();
         }
         return Ok(tags);
     }

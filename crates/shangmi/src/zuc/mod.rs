@@ -23,7 +23,10 @@ mod x86;
 #[cfg(target_arch = "x86_64")]
 mod x86_many;
 
-pub use many::{eea3_many, eea3_many_with_backend, eia3_many, eia3_many_with_backend, Message};
+pub use many::{
+    eea3_many, eea3_many_into, eea3_many_output_lens, eea3_many_with_backend, eia3_many, eia3_many_with_backend,
+    Message,
+};
 
 use std::sync::OnceLock;
 
