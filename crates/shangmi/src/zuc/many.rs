@@ -141,26 +141,42 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
     if backend.is_x86_simd() {
         use super::x86_many::{Lanes, BLOCK, LANES};
         let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
-        for group in groups(&lens, LANES) {
-            let mut keys = [[0u8; 16]; LANES];
-            let mut ivs = [[0u8; 16]; LANES];
+        // Groups of two register sets of eight lanes (see Lanes::block_pair).
+        for group in groups(&lens, 2 * LANES) {
+            let mut keys = [[[0u8; 16]; LANES]; 2];
+            let mut ivs = [[[0u8; 16]; LANES]; 2];
             for (l, &i) in group.iter().enumerate() {
-                keys[l] = checked[i].key;
-                ivs[l] = checked[i].iv;
+                keys[l / LANES][l % LANES] = checked[i].key;
+                ivs[l / LANES][l % LANES] = checked[i].iv;
             }
+            let pair = group.len() > LANES;
             // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
-            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
+            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0]) };
+            // SAFETY: as above.
+            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1]) });
             keys.zeroize();
-            let mut ks = [[0u32; BLOCK]; LANES];
+            let mut ks = [[[0u32; BLOCK]; LANES]; 2];
             let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
             let mut off = 0;
             while off < longest {
-                // SAFETY: as above.
-                unsafe { lanes.block(&mut ks) };
+                let (ka, kb) = ks.split_at_mut(1);
+                match lb.as_mut() {
+                    // SAFETY: as above.
+                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0]) },
+                    // SAFETY: as above.
+                    None => unsafe { la.block(&mut ka[0]) },
+                }
                 for (l, &i) in group.iter().enumerate() {
                     if off < lens[i] {
                         let end = (off + 4 * BLOCK).min(lens[i]);
-                        xor_be(&ks[l], &msgs[i].data[off..end], &mut outs[i][off..end]);
+                        // SAFETY: as above.
+                        unsafe {
+                            super::x86_many::xor_be(
+                                &ks[l / LANES][l % LANES],
+                                &msgs[i].data[off..end],
+                                &mut outs[i][off..end],
+                            )
+                        };
                     }
                 }
                 off += 4 * BLOCK;
@@ -180,20 +196,6 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
         super::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
     }
     Ok(())
-}
-
-/// `dst = src ^ keystream` with the words written big-endian (`src` may
-/// end inside a word).
-#[cfg(target_arch = "x86_64")]
-fn xor_be(words: &[u32; super::x86_many::BLOCK], src: &[u8], dst: &mut [u8]) {
-    let mut kb = [0u8; 4 * super::x86_many::BLOCK];
-    for (b, w) in kb.chunks_exact_mut(4).zip(words) {
-        b.copy_from_slice(&w.to_be_bytes());
-    }
-    for ((d, s), k) in dst.iter_mut().zip(src).zip(&kb) {
-        *d = s ^ k;
-    }
-    kb.zeroize();
 }
 
 /// The end of an EIA3 tag once every whole message word has been folded in:

@@ -235,6 +235,34 @@ unsafe fn transpose_store(z: &[__m256i], out: &mut [[u32; BLOCK]; LANES], at: us
     }
 }
 
+/// `dst = src ^ keystream` with the keystream words written big-endian;
+/// `src` and `dst` have the same length, at most 4 · [`BLOCK`] bytes.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn xor_be(words: &[u32; BLOCK], src: &[u8], dst: &mut [u8]) {
+    let n = src.len();
+    assert!(n == dst.len() && n <= 4 * BLOCK);
+    let mut k = 0;
+    // SAFETY: AVX2 is enabled; loads and stores cover bytes k..k+32 <= n of
+    // src and dst, and words k/4 .. k/4+8 <= BLOCK.
+    unsafe {
+        let bswap = _mm256_setr_epi8(
+            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
+        );
+        while k + 32 <= n {
+            let z = _mm256_shuffle_epi8(_mm256_loadu_si256(words.as_ptr().add(k / 4).cast()), bswap);
+            let d = _mm256_xor_si256(_mm256_loadu_si256(src.as_ptr().add(k).cast()), z);
+            _mm256_storeu_si256(dst.as_mut_ptr().add(k).cast(), d);
+            k += 32;
+        }
+    }
+    for b in k..n {
+        dst[b] = src[b] ^ words[b / 4].to_be_bytes()[b % 4];
+    }
+}
+
 impl Lanes {
     /// ZUC-128 key/IV loading and initialisation of eight streams.
     ///
@@ -319,6 +347,54 @@ impl Lanes {
             s.zeroize();
             r1.zeroize();
             r2.zeroize();
+        }
+    }
+
+    /// [`Lanes::block`] on two independent sets of eight streams at once:
+    /// their instructions interleave, so each set's latency (the F chain and
+    /// the LFSR's own chain) overlaps the other's work.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and AES-NI.
+    #[target_feature(enable = "avx2,aes")]
+    pub(crate) unsafe fn block_pair(
+        a: &mut Lanes,
+        b: &mut Lanes,
+        out_a: &mut [[u32; BLOCK]; LANES],
+        out_b: &mut [[u32; BLOCK]; LANES],
+    ) {
+        // SAFETY: features enabled on this function.
+        unsafe {
+            let k = Consts::new();
+            let mut sa = a.load();
+            let mut sb = b.load();
+            let mut ra1 = _mm256_loadu_si256(a.r1.as_ptr().cast());
+            let mut ra2 = _mm256_loadu_si256(a.r2.as_ptr().cast());
+            let mut rb1 = _mm256_loadu_si256(b.r1.as_ptr().cast());
+            let mut rb2 = _mm256_loadu_si256(b.r2.as_ptr().cast());
+            let mut za = [_mm256_setzero_si256(); BLOCK];
+            let mut zb = [_mm256_setzero_si256(); BLOCK];
+            for t in 0..BLOCK {
+                za[t] = step::<false>(&k, &mut sa, t, &mut ra1, &mut ra2);
+                zb[t] = step::<false>(&k, &mut sb, t, &mut rb1, &mut rb2);
+            }
+            sa.copy_within(16..32, 0);
+            sb.copy_within(16..32, 0);
+            a.store(&sa, ra1, ra2);
+            b.store(&sb, rb1, rb2);
+            transpose_store(&za[..8], out_a, 0);
+            transpose_store(&za[8..], out_a, 8);
+            transpose_store(&zb[..8], out_b, 0);
+            transpose_store(&zb[8..], out_b, 8);
+            for z in [&mut za, &mut zb] {
+                z.zeroize();
+            }
+            for s in [&mut sa, &mut sb] {
+                s.zeroize();
+            }
+            for r in [&mut ra1, &mut ra2, &mut rb1, &mut rb2] {
+                r.zeroize();
+            }
         }
     }
 }
