@@ -5,10 +5,15 @@
 //!
 //! Why this shape: the keystream of one stream is a serial chain through F's
 //! registers R1, R2, so speed is the latency of one F step. Measured on
-//! Skylake-SP (examples/zuc_cycles.rs), in core cycles per word: F alone
-//! ~24 with the first AVX-512 form and ~20.5 with the present one, whose
-//! dependency chain is 1 add, 5 for L1/L2 and the nibble split, 3 for PRE,
-//! 5 for AESENCLAST and 4 for POST (about 18, plus port conflicts).
+//! Skylake-SP (2.0 GHz TSC, cores at 2.4 GHz), in core cycles per word: F
+//! alone ~24.4 with the first AVX-512 form and ~20.5 with the present one,
+//! whose dependency chain is 1 add, 5 for L1/L2 and the nibble split, 3 for
+//! PRE, 5 for AESENCLAST (its latency here) and 4 for POST: about 18, plus
+//! port conflicts (the shuffles of S0, PRE and POST share port 5). The whole
+//! generator runs at ~24.5 (the LFSR and output add ~4), EEA3 at ~25,
+//! i.e. ~370 MiB/s at 2.4 GHz; 500 MiB/s would need ~18.3 core cycles per
+//! word, below the chain's own latency. Many messages at once are not bound
+//! by it: see x86_many.rs (eea3_many, ~12 cycles per word).
 //! R1 and R2 stay in one XMM register for a whole batch; everything that does
 //! not depend on them is moved off that chain: the LFSR runs one batch ahead
 //! inside the same loop (its own chain overlaps F's), and bit reorganisation,
