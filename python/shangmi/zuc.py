@@ -11,6 +11,7 @@ zero; the MACs ignore those bits::
     ct = zuc.eea3(key, count=0x66035492, bearer=15, direction=0, data=pt, length_bits=193)
     mac = zuc.eia3(key, count, bearer, direction, msg)          # 4 bytes
     tag = zuc.zuc256_mac(key32, iv, msg, tag_bits=64)           # 8 bytes
+    cts = zuc.eea3_many([(key, count, bearer, direction, pt), ...])  # many at once
 
     ks = zuc.ZUC128(key, iv)
     ks.keystream(10) + ks.keystream(6) == zuc.ZUC128(key, iv).keystream(16)
@@ -21,13 +22,26 @@ inputs releases the GIL.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from collections.abc import Iterable
+from typing import NoReturn, Optional, Union
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes, require_length
-from shangmi.exceptions import InvalidInputError
+from shangmi.exceptions import InvalidInputError, InvalidKey
 
-__all__ = ["ZUC128", "ZUC256", "eea3", "eia3", "zuc256_mac", "backend", "KEY_SIZE_128", "KEY_SIZE_256"]
+__all__ = [
+    "ZUC128",
+    "ZUC256",
+    "eea3",
+    "eia3",
+    "eea3_many",
+    "eia3_many",
+    "Message",
+    "zuc256_mac",
+    "backend",
+    "KEY_SIZE_128",
+    "KEY_SIZE_256",
+]
 
 KEY_SIZE_128 = 16
 KEY_SIZE_256 = 32
@@ -162,6 +176,51 @@ def eia3(
     require_bytes(data, "data")
     c, b, d = _check_params(count, bearer, direction)
     return _native.zuc_eia3(key, c, b, d, data, _check_length_bits(length_bits, data))
+
+
+#: One message for :func:`eea3_many` / :func:`eia3_many`:
+#: ``(key, count, bearer, direction, data)`` or the same with ``length_bits`` last.
+Message = Union[tuple[Buffer, int, int, int, Buffer], tuple[Buffer, int, int, int, Buffer, Optional[int]]]
+
+
+def _check_many(messages: Iterable[Message], what: str) -> list[tuple[Buffer, int, int, int, Buffer, int | None]]:
+    if isinstance(messages, (bytes, bytearray, memoryview, str)):
+        raise TypeError("messages must be an iterable of (key, count, bearer, direction, data[, length_bits]) tuples")
+    out: list[tuple[Buffer, int, int, int, Buffer, int | None]] = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, tuple) or len(m) not in (5, 6):
+            raise TypeError(f"message {i}: expected a (key, count, bearer, direction, data[, length_bits]) tuple")
+        key, count, bearer, direction, data = m[:5]
+        length_bits = m[5] if len(m) == 6 else None
+        try:
+            require_length(key, f"{what} key", KEY_SIZE_128)
+            require_bytes(data, "data")
+            c, b, d = _check_params(count, bearer, direction)
+            n = _check_length_bits(length_bits, data)
+        except (InvalidInputError, InvalidKey) as e:
+            raise type(e)(f"message {i}: {e}") from None
+        except TypeError as e:
+            raise TypeError(f"message {i}: {e}") from None
+        out.append((key, c, b, d, data, n))
+    return out
+
+
+def eea3_many(messages: Iterable[Message]) -> list[bytes]:
+    """128-EEA3 of many independent messages: ``[eea3(*m) for m in messages]``.
+
+    Each message is ``(key, count, bearer, direction, data)`` with an optional
+    ``length_bits`` last. On x86-64 with AVX2 and AES-NI eight messages are
+    processed at once in SIMD lanes (as base stations do for many bearers),
+    which is faster than one at a time; results are identical. Errors name
+    the message's index.
+    """
+    return _native.zuc_eea3_many(_check_many(messages, "128-EEA3"))
+
+
+def eia3_many(messages: Iterable[Message]) -> list[bytes]:
+    """128-EIA3 of many independent messages: ``[eia3(*m) for m in messages]``
+    (4-byte MACs), computed several at once like :func:`eea3_many`."""
+    return _native.zuc_eia3_many(_check_many(messages, "128-EIA3"))
 
 
 def zuc256_mac(key: Buffer, iv: Buffer, data: Buffer, *, tag_bits: int = 32, length_bits: int | None = None) -> bytes:

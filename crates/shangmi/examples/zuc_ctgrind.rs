@@ -48,6 +48,28 @@ fn main() {
             public(&t);
             black_box(t);
         }
+        // Several messages at once (lanes of the multi-stream code); message
+        // lengths are public, keys and contents secret.
+        let msgs: Vec<zuc::Message<'_>> = [0usize, 7, 64, 300, 129, 5, 200, 33, 1]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| zuc::Message {
+                key: &key16,
+                count: i as u64,
+                bearer: 3,
+                direction: (i % 2) as u32,
+                data: &msg[..n],
+                length_bits: None,
+            })
+            .collect();
+        for mut out in zuc::eea3_many_with_backend(backend, &msgs).unwrap() {
+            public(&out);
+            black_box(&mut out);
+        }
+        for mac in zuc::eia3_many_with_backend(backend, &msgs).unwrap() {
+            public(&mac);
+            black_box(mac);
+        }
         let mut ks = Keystream::zuc128_with_backend(&key16, &iv16, backend).unwrap();
         let mut buf = [0u8; 203];
         ks.fill(&mut buf);

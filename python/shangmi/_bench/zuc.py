@@ -25,6 +25,15 @@ def run(quick: bool = False) -> list[Comparison]:
         compare(f"128-EIA3, 1 MiB {label}", {"shangmi": lambda: zuc.eia3(key, 0x1234, 5, 1, data)},
                 bytes_per_op=size, rounds=rounds),
     ]
+    # Many bearers at once (base-station form): 16 messages of 64 KiB, eea3_many
+    # against a loop of single-message calls, alternating in one process.
+    msgs: list[zuc.Message] = [(key, 0x1234 + i, i % 32, i % 2, data[i << 16 : (i + 1) << 16]) for i in range(16)]
+    out.append(compare(f"128-EEA3, 16 x 64 KiB messages {label}",
+                       {"shangmi": lambda: zuc.eea3_many(msgs), "eea3() per message": lambda: [zuc.eea3(*m) for m in msgs]},
+                       bytes_per_op=size, rounds=rounds))
+    out.append(compare(f"128-EIA3, 16 x 64 KiB messages {label}",
+                       {"shangmi": lambda: zuc.eia3_many(msgs), "eia3() per message": lambda: [zuc.eia3(*m) for m in msgs]},
+                       bytes_per_op=size, rounds=rounds))
     if not quick:
         gen = zuc.ZUC128(key, key)
         out.append(compare(f"ZUC-128 keystream, 1 MiB {label}", {"shangmi": lambda: gen.keystream(size)},

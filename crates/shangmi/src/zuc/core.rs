@@ -17,7 +17,7 @@ const P: u64 = 0x7fff_ffff;
 pub(crate) const BATCH: usize = 64;
 
 /// The 15-bit constants d_i of ZUC-128.
-const D128: [u32; 16] = [
+pub(crate) const D128: [u32; 16] = [
     0x44d7, 0x26bc, 0x626b, 0x135e, 0x5789, 0x35e2, 0x7135, 0x09af, 0x4d78, 0x2f13, 0x6bc4, 0x1af1, 0x5e26, 0x3c4d,
     0x789a, 0x47ac,
 ];
@@ -195,6 +195,31 @@ impl State {
             return unsafe { super::x86::f_update(self.r1, self.r2, x1, x2) };
         }
         f_update(self.r1, self.r2, x1, x2)
+    }
+
+    /// `dst = src ^ keystream` with the keystream words written big-endian
+    /// (the byte order of EEA3 and of the standards' printouts). `src` and
+    /// `dst` have the same length, a multiple of 4 (checked).
+    pub(crate) fn xor_be(&mut self, src: &[u8], dst: &mut [u8]) {
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(4), "xor_be needs whole words");
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = self.simd.as_mut() {
+            // SAFETY: `simd` exists only for the SIMD backends, whose features were detected.
+            unsafe { simd.xor_be(src, dst) };
+            return;
+        }
+        let mut words = [0u32; BATCH];
+        for (s, d) in src.chunks(4 * BATCH).zip(dst.chunks_mut(4 * BATCH)) {
+            let n = s.len() / 4;
+            self.generate(&mut words[..n]);
+            for ((s, d), w) in s.chunks_exact(4).zip(d.chunks_exact_mut(4)).zip(&words) {
+                let k = w.to_be_bytes();
+                for b in 0..4 {
+                    d[b] = s[b] ^ k[b];
+                }
+            }
+        }
+        words.zeroize();
     }
 
     /// Fills `out` with the next keystream words.

@@ -41,13 +41,13 @@ fn ensure(st: &mut State, buf: &mut [u32], valid: &mut usize, need: usize) {
 
 /// The 32-bit window of the keystream starting at bit `pos` of `ks`.
 #[inline(always)]
-fn window_at(ks: &[u32], pos: usize) -> u32 {
+pub(crate) fn window_at(ks: &[u32], pos: usize) -> u32 {
     let (w, b) = (pos / 32, pos % 32);
     let k = ((ks[w] as u64) << 32) | ks[w + 1] as u64;
     ((k << b) >> 32) as u32
 }
 
-fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
+pub(crate) fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         // SAFETY: the SIMD backends are only used when the CPU has the features.

@@ -4,15 +4,23 @@
 //! PCLMULQDQ; selected at run time by [`super::Backend`].
 //!
 //! Why this shape: the keystream of one stream is a serial chain through F's
-//! registers R1, R2, so speed is the latency of one F step (about 19 cycles
-//! on Skylake-X: 1 add, 6 for L1/L2, 12 for the S-boxes with AESENCLAST's 4).
+//! registers R1, R2, so speed is the latency of one F step. Measured on
+//! Skylake-SP (2.0 GHz TSC, cores at 2.4 GHz), in core cycles per word: F
+//! alone ~24.4 with the first AVX-512 form and ~20.5 with the present one,
+//! whose dependency chain is 1 add, 5 for L1/L2 and the nibble split, 3 for
+//! PRE, 5 for AESENCLAST (its latency here) and 4 for POST: about 18, plus
+//! port conflicts (the shuffles of S0, PRE and POST share port 5). The whole
+//! generator runs at ~24.5 (the LFSR and output add ~4), EEA3 at ~25,
+//! i.e. ~370 MiB/s at 2.4 GHz; 500 MiB/s would need ~18.3 core cycles per
+//! word, below the chain's own latency. Many messages at once are not bound
+//! by it: see x86_many.rs (eea3_many, ~12 cycles per word).
 //! R1 and R2 stay in one XMM register for a whole batch; everything that does
 //! not depend on them is moved off that chain: the LFSR runs one batch ahead
 //! inside the same loop (its own chain overlaps F's), and bit reorganisation,
 //! the X2 part of W2 and the output words are computed 8 words at a time
 //! with AVX2. With AVX-512VL (the `Avx512` backend) the rotations and
-//! three-way XORs are single VPROLVD/VPTERNLOGD instructions (inline
-//! assembly, as the AVX-512 intrinsics need Rust 1.89 and the MSRV is 1.85).
+//! three-way XORs are single VPROLVD/VPTERNLOGD instructions, which also
+//! shortens the chain (see [`f_core_avx512`]).
 //! GFNI (one instruction for S1's affine maps) is not used: the machines
 //! this was built on lack it, and untested code paths are not shipped.
 //!
@@ -34,22 +42,25 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::core::BATCH;
 
-const P1: [u8; 16] = [0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09];
-const P2: [u8; 16] = [0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02];
-const Q3: [u8; 16] = [0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb];
-const PRE_LO: [u8; 16] =
+pub(super) const P1: [u8; 16] =
+    [0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09];
+pub(super) const P2: [u8; 16] =
+    [0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02];
+pub(super) const Q3: [u8; 16] =
+    [0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb];
+pub(super) const PRE_LO: [u8; 16] =
     [0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35];
-const PRE_HI: [u8; 16] =
+pub(super) const PRE_HI: [u8; 16] =
     [0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1];
 /// Linear part of POST on the low nibble (the 0x55 constant is added separately).
-const POST_LO: [u8; 16] =
+pub(super) const POST_LO: [u8; 16] =
     [0x00, 0x4f, 0x90, 0xdf, 0x4b, 0x04, 0xdb, 0x94, 0x37, 0x78, 0xa7, 0xe8, 0x7c, 0x33, 0xec, 0xa3];
-const POST_HI: [u8; 16] =
+pub(super) const POST_HI: [u8; 16] =
     [0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26];
 
 /// Bytes of each 32-bit word (little-endian positions) that go through S1:
 /// positions 0 and 2 (S-box order from the most significant byte is S0, S1, S0, S1).
-const S1_POS: [u8; 16] = [0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0];
+pub(super) const S1_POS: [u8; 16] = [0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0];
 
 #[inline(always)]
 unsafe fn load16(t: &[u8; 16]) -> __m128i {
@@ -81,6 +92,10 @@ struct FConsts {
     r2: __m128i,
     r3: __m128i,
     r4: __m128i,
+    /// 0xff on S1's bytes (the even ones).
+    s1_even: __m128i,
+    /// AESENCLAST key of the AVX-512 form: 0xee on S1's bytes, 0x63 on S0's.
+    aes_key_even: __m128i,
 }
 
 impl FConsts {
@@ -123,84 +138,98 @@ impl FConsts {
                 r2: _mm_setr_epi32(10, 14, 10, 14),
                 r3: _mm_setr_epi32(18, 22, 18, 22),
                 r4: _mm_setr_epi32(24, 30, 24, 30),
+                s1_even: _mm_set1_epi16(0x00ff),
+                aes_key_even: _mm_set1_epi16(0x63ee),
             }
         }
     }
 }
 
-/// One F update: from W = (R1 + X1, R2) and c = (L1(X2 >> 16), L2(X2 << 16))
-/// twice, the new (R1, R2) in lanes 0 and 1.
+/// One F update: from W = (R1 + X1, R2) and c = (L1(X2 >> 16), L2(X2 << 16)),
+/// each twice (lanes 0, 1 and 2, 3), the new (R1, R2) twice. (The AVX2 form
+/// reads only lanes 0, 1 of W.)
 ///
-/// With `AVX512`, the rotations and three-way XORs use AVX-512VL's VPROLVD
-/// and VPTERNLOGD (a few cycles shorter); the caller must have checked
-/// AVX-512F/VL. They are written as inline assembly on XMM registers because
-/// the AVX-512 intrinsics need Rust 1.89 (the workspace's MSRV is 1.85).
+/// The S1 half is written first: it is the longer path (AESENCLAST's
+/// latency), and the out-of-order core gives a port to the oldest ready
+/// instruction, so S0's shuffles (which have slack) must not come earlier in
+/// program order than S1's, or they take port 5 from it (measured: about 3
+/// cycles per word on Skylake-SP).
 #[inline(always)]
 unsafe fn f_core<const AVX512: bool>(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
-    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1 (and checked
-    // AVX-512F/VL when AVX512 is set).
+    if AVX512 {
+        // SAFETY: the caller enables AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
+        return unsafe { f_core_avx512(k, w, c) };
+    }
+    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1.
     unsafe {
-        let l = if AVX512 {
-            // With rotations in one instruction, all four rotations of (u, v)
-            // cost less than the byte shuffles (which compete for one port).
-            let a = _mm_shuffle_epi8(w, k.q0);
-            _mm_xor_si128(
-                xor3_avx512(a, rolv_avx512(a, k.r1), rolv_avx512(a, k.r2)),
-                xor3_avx512(c, rolv_avx512(a, k.r3), rolv_avx512(a, k.r4)),
-            )
-        } else {
-            let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
-            let y = _mm_xor_si128(
-                _mm_xor_si128(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2)),
-                _mm_shuffle_epi8(w, k.y3),
-            );
-            _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r))
-        };
+        let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
+        let y = _mm_xor_si128(
+            _mm_xor_si128(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2)),
+            _mm_shuffle_epi8(w, k.y3),
+        );
+        let l = _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r));
 
         // S-box layer on the bytes of l.
         let lo = _mm_and_si128(l, k.nib);
         let hi = _mm_and_si128(_mm_srli_epi16(l, 4), k.nib);
+        // S1 (first: see above)
+        let pre = _mm_xor_si128(_mm_shuffle_epi8(k.pre_lo, lo), _mm_shuffle_epi8(k.pre_hi, hi));
+        let o = _mm_aesenclast_si128(pre, k.aes_key);
         // S0
         let t2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
         let t1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, t2), lo);
         let s0 = _mm_xor_si128(_mm_shuffle_epi8(k.q3, t1), _mm_add_epi8(t2, t2));
         let s0 = _mm_and_si128(s0, k.s0_mask);
-        // S1
-        let pre = _mm_xor_si128(_mm_shuffle_epi8(k.pre_lo, lo), _mm_shuffle_epi8(k.pre_hi, hi));
-        let o = _mm_aesenclast_si128(pre, k.aes_key);
         let olo = _mm_and_si128(o, k.s1_pos);
         let ohi = _mm_and_si128(_mm_srli_epi16(o, 4), k.s1_pos);
-        if AVX512 {
-            xor3_avx512(s0, _mm_shuffle_epi8(k.post_lo, olo), _mm_shuffle_epi8(k.post_hi, ohi))
-        } else {
-            _mm_xor_si128(_mm_xor_si128(s0, _mm_shuffle_epi8(k.post_lo, olo)), _mm_shuffle_epi8(k.post_hi, ohi))
-        }
+        _mm_xor_si128(_mm_xor_si128(s0, _mm_shuffle_epi8(k.post_lo, olo)), _mm_shuffle_epi8(k.post_hi, ohi))
     }
 }
 
-/// a ^ b ^ c with VPTERNLOGD (AVX-512F/VL).
+/// [`f_core`] with AVX-512VL: rotations in one instruction (VPROLVD) and
+/// three-input logic (VPTERNLOGD) that also applies the nibble and byte masks.
+///
+/// Compared with the AVX2 form, the dependency chain from W to the next W is
+/// shorter by 5 instructions: the high nibbles come from the two halves of
+/// L's sum rotated by 4 (in parallel with the low nibbles) instead of a shift
+/// and a mask after the sum, PRE's lookups are masked to S1's bytes inside
+/// their XOR, and so AESENCLAST's output is 0 on S0's bytes (its key is 0x63
+/// there, SubBytes(0) = 0x63), which lets POST use the output directly (one
+/// AND for the low nibbles, one 16-bit shift for the high ones).
+/// Constant time: register-only instructions, no data-dependent memory access
+/// or branch (the same argument as the AVX2 form, which valgrind checks).
 #[inline(always)]
-unsafe fn xor3_avx512(a: __m128i, b: __m128i, c: __m128i) -> __m128i {
-    let mut r = a;
-    // SAFETY: register-only instruction; the caller checked AVX-512F/VL.
+unsafe fn f_core_avx512(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
+    // SAFETY: the caller enables AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
     unsafe {
-        core::arch::asm!("vpternlogd {r}, {b}, {c}, 0x96", r = inout(xmm_reg) r, b = in(xmm_reg) b,
-                         c = in(xmm_reg) c, options(pure, nomem, nostack, preserves_flags));
+        const XOR3: i32 = 0x96;
+        // (a ^ b) & c
+        const XOR_AND: i32 = 0x28;
+        // (u, v) twice: W = (W1, W2) twice is one 64-bit lane rotated by 16.
+        let a = _mm_rol_epi64::<16>(w);
+        // L1(u) = u ^ rol2 ^ rol10 ^ rol18 ^ rol24, L2(v) = v ^ rol8 ^ rol14 ^ rol22 ^ rol30,
+        // as two partial sums t1, t2 (c, the X2 part, in t2).
+        let t1 = _mm_ternarylogic_epi32::<XOR3>(a, _mm_rolv_epi32(a, k.r1), _mm_rolv_epi32(a, k.r2));
+        let t2 = _mm_ternarylogic_epi32::<XOR3>(c, _mm_rolv_epi32(a, k.r3), _mm_rolv_epi32(a, k.r4));
+        let lo = _mm_ternarylogic_epi32::<XOR_AND>(t1, t2, k.nib);
+        let hi = _mm_ternarylogic_epi32::<XOR_AND>(_mm_ror_epi32::<4>(t1), _mm_ror_epi32::<4>(t2), k.nib);
+        // S1 (first: see f_core); S0's bytes of `pre` cleared.
+        let pre = _mm_ternarylogic_epi32::<XOR_AND>(
+            _mm_shuffle_epi8(k.pre_lo, lo),
+            _mm_shuffle_epi8(k.pre_hi, hi),
+            k.s1_even,
+        );
+        let o = _mm_aesenclast_si128(pre, k.aes_key_even);
+        // S0
+        let t2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
+        let t1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, t2), lo);
+        let s0 = _mm_ternarylogic_epi32::<XOR_AND>(_mm_shuffle_epi8(k.q3, t1), _mm_add_epi8(t2, t2), k.s0_mask);
+        // POST on S1's bytes; o is 0 on S0's, so the high nibble of each S1
+        // byte after a 16-bit shift is clean, and POST's tables map 0 to 0.
+        let olo = _mm_and_si128(o, k.nib);
+        let ohi = _mm_srli_epi16(o, 4);
+        _mm_ternarylogic_epi32::<XOR3>(s0, _mm_shuffle_epi8(k.post_lo, olo), _mm_shuffle_epi8(k.post_hi, ohi))
     }
-    r
-}
-
-/// Each 32-bit lane of `y` rotated left by the matching lane of `counts`
-/// (VPROLVD, AVX-512F/VL).
-#[inline(always)]
-unsafe fn rolv_avx512(y: __m128i, counts: __m128i) -> __m128i {
-    let mut r = y;
-    // SAFETY: register-only instruction; the caller checked AVX-512F/VL.
-    unsafe {
-        core::arch::asm!("vprolvd {r}, {r}, {n}", r = inout(xmm_reg) r, n = in(xmm_reg) counts,
-                         options(pure, nomem, nostack, preserves_flags));
-    }
-    r
 }
 
 /// One F update outside the batch loop (initialisation): new (R1, R2).
@@ -213,15 +242,27 @@ pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) 
     unsafe { f_update_with::<false>(r1, r2, x1, x2) }
 }
 
-#[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+/// [`f_update`] with the AVX-512 form of F (for the tests).
+///
+/// # Safety
+/// The CPU must support AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
+#[cfg(test)]
+#[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
+unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    // SAFETY: same features as this function.
+    unsafe { f_update_with::<true>(r1, r2, x1, x2) }
+}
+
+#[inline(always)]
 unsafe fn f_update_with<const AVX512: bool>(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     let (cu, cv) = (x2 >> 16, x2 << 16);
     let lu = cu ^ cu.rotate_left(2) ^ cu.rotate_left(10) ^ cu.rotate_left(18) ^ cu.rotate_left(24);
     let lv = cv ^ cv.rotate_left(8) ^ cv.rotate_left(14) ^ cv.rotate_left(22) ^ cv.rotate_left(30);
-    // SAFETY: features enabled on this function.
+    // SAFETY: the callers enable the features of F's form.
     unsafe {
         let k = FConsts::new();
-        let w = _mm_setr_epi32(r1.wrapping_add(x1) as i32, r2 as i32, 0, 0);
+        let w1 = r1.wrapping_add(x1) as i32;
+        let w = _mm_setr_epi32(w1, r2 as i32, w1, r2 as i32);
         let c = _mm_setr_epi32(lu as i32, lv as i32, lu as i32, lv as i32);
         let r = f_core::<AVX512>(&k, w, c);
         (_mm_cvtsi128_si32(r) as u32, _mm_extract_epi32::<1>(r) as u32)
@@ -243,7 +284,8 @@ pub(crate) struct Stream {
     /// Next word of the current batch.
     pos: usize,
     x0: [u32; BATCH],
-    x1: [u32; BATCH],
+    /// X1 zero-extended: (X1, 0) loaded twice is what F adds to (R1, R2) twice.
+    x1: [u64; BATCH],
     x3: [u32; BATCH],
     /// (L1(X2 >> 16), L2(X2 << 16)): the X2 term of W2 = R2 ^ X2 enters u and v
     /// linearly, so its image under L1/L2 is added after the rotations.
@@ -336,7 +378,9 @@ impl Stream {
                 let x2 = half(ld(7), ld(5));
                 let x3 = half(ld(2), ld(0));
                 _mm256_storeu_si256(self.x0.as_mut_ptr().add(i).cast(), x0);
-                _mm256_storeu_si256(self.x1.as_mut_ptr().add(i).cast(), x1);
+                let x1p = self.x1.as_mut_ptr().add(i).cast::<__m256i>();
+                _mm256_storeu_si256(x1p, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x1)));
+                _mm256_storeu_si256(x1p.add(1), _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(x1)));
                 _mm256_storeu_si256(self.x3.as_mut_ptr().add(i).cast(), x3);
                 let cu = _mm256_srli_epi32::<16>(x2);
                 let cv = _mm256_slli_epi32::<16>(x2);
@@ -371,35 +415,160 @@ impl Stream {
     pub(crate) unsafe fn generate(&mut self, mut out: &mut [u32]) {
         while !out.is_empty() {
             let start = self.pos;
-            let end = (start + out.len()).min(BATCH);
-            // SAFETY: features enabled on this function; AVX-512F/VL were
-            // checked when `avx512` was set.
-            unsafe {
-                if self.avx512 {
-                    self.run_f::<true>(start, end)
-                } else {
-                    self.run_f::<false>(start, end)
-                }
-            };
+            // SAFETY: features enabled on this function.
+            let end = unsafe { self.advance(out.len()) };
             let (dst, rest) = out.split_at_mut(end - start);
-            for (k, z) in dst.iter_mut().enumerate() {
-                let i = start + k;
-                *z = ((self.x0[i] ^ self.rs[i][0]).wrapping_add(self.rs[i][1])) ^ self.x3[i];
-            }
+            // SAFETY: AVX2 is enabled on this function.
+            unsafe { self.output(start, dst) };
             out = rest;
-            self.pos = end;
-            if end == BATCH {
-                self.cur ^= 1;
-                self.pos = 0;
-                // SAFETY: features enabled on this function.
-                unsafe { self.start_batch() };
+            // SAFETY: features enabled on this function.
+            unsafe { self.finish(end) };
+        }
+    }
+
+    /// `dst = src ^ keystream`, the keystream words written big-endian;
+    /// `src` and `dst` have the same length, a multiple of 4.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    pub(crate) unsafe fn xor_be(&mut self, mut src: &[u8], mut dst: &mut [u8]) {
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(4));
+        while !dst.is_empty() {
+            let start = self.pos;
+            // SAFETY: features enabled on this function.
+            let end = unsafe { self.advance(dst.len() / 4) };
+            let bytes = 4 * (end - start);
+            let (s, srest) = src.split_at(bytes);
+            let (d, drest) = dst.split_at_mut(bytes);
+            // SAFETY: AVX2 is enabled on this function.
+            unsafe { self.output_xor(start, s, d) };
+            (src, dst) = (srest, drest);
+            // SAFETY: features enabled on this function.
+            unsafe { self.finish(end) };
+        }
+    }
+
+    /// Runs F over up to `want` words of the current batch; returns the end
+    /// index (the words run are pos..end).
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn advance(&mut self, want: usize) -> usize {
+        let start = self.pos;
+        let end = (start + want).min(BATCH);
+        // SAFETY: features enabled on this function; AVX-512F/VL were
+        // checked when `avx512` was set.
+        unsafe {
+            if self.avx512 {
+                self.run_f_avx512(start, end)
+            } else {
+                self.run_f_avx2(start, end)
+            }
+        };
+        end
+    }
+
+    /// After the words up to `end` were output: moves on, to the next batch if
+    /// this one is used up.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn finish(&mut self, end: usize) {
+        self.pos = end;
+        if end == BATCH {
+            self.cur ^= 1;
+            self.pos = 0;
+            // SAFETY: features enabled on this function.
+            unsafe { self.start_batch() };
+        }
+    }
+
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn run_f_avx2(&mut self, start: usize, end: usize) {
+        // SAFETY: same features as this function.
+        unsafe { self.run_f::<false>(start, end) }
+    }
+
+    /// # Safety
+    /// AVX-512F and AVX-512VL must have been detected.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
+    unsafe fn run_f_avx512(&mut self, start: usize, end: usize) {
+        // SAFETY: same features as this function.
+        unsafe { self.run_f::<true>(start, end) }
+    }
+
+    /// Keystream words i..i+8 of the batch (i + 8 <= BATCH): z = (X0 ^ R1) + R2 ^ X3.
+    #[inline(always)]
+    unsafe fn z8(&self, i: usize) -> __m256i {
+        debug_assert!(i + 8 <= BATCH);
+        // SAFETY: the caller enables AVX2; loads read words i..i+8 of x0, x3
+        // and pairs i..i+8 of rs, inside arrays of BATCH entries.
+        unsafe {
+            // (R1, R2) pairs of 4 words -> R1s in the low half, R2s in the high half
+            let split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let p = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(self.rs.as_ptr().add(i).cast()), split);
+            let q = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(self.rs.as_ptr().add(i + 4).cast()), split);
+            let r1 = _mm256_permute2x128_si256::<0x20>(p, q);
+            let r2 = _mm256_permute2x128_si256::<0x31>(p, q);
+            let x0 = _mm256_loadu_si256(self.x0.as_ptr().add(i).cast());
+            let x3 = _mm256_loadu_si256(self.x3.as_ptr().add(i).cast());
+            _mm256_xor_si256(_mm256_add_epi32(_mm256_xor_si256(x0, r1), r2), x3)
+        }
+    }
+
+    /// Keystream word i of the batch.
+    #[inline(always)]
+    fn z1(&self, i: usize) -> u32 {
+        ((self.x0[i] ^ self.rs[i][0]).wrapping_add(self.rs[i][1])) ^ self.x3[i]
+    }
+
+    /// The keystream words for words start.. of the batch (`dst.len()` of them).
+    #[target_feature(enable = "avx2")]
+    unsafe fn output(&self, start: usize, dst: &mut [u32]) {
+        let n = dst.len();
+        debug_assert!(start + n <= BATCH);
+        let mut k = 0;
+        while k + 8 <= n {
+            // SAFETY: AVX2 is enabled; start + k + 8 <= start + n <= BATCH and
+            // the store writes dst[k..k+8] with k + 8 <= n.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().add(k).cast(), self.z8(start + k)) };
+            k += 8;
+        }
+        for (j, z) in dst.iter_mut().enumerate().skip(k) {
+            *z = self.z1(start + j);
+        }
+    }
+
+    /// `dst = src ^ keystream` (words big-endian) for words start.. of the
+    /// batch; `src` and `dst` have the same length, a multiple of 4.
+    #[target_feature(enable = "avx2")]
+    unsafe fn output_xor(&self, start: usize, src: &[u8], dst: &mut [u8]) {
+        let n = dst.len() / 4;
+        debug_assert!(src.len() == dst.len() && dst.len() == 4 * n && start + n <= BATCH);
+        let mut k = 0;
+        // SAFETY: AVX2 is enabled; start + k + 8 <= start + n <= BATCH, and the
+        // load and store touch bytes 4k..4k+32 <= 4n of src and dst.
+        unsafe {
+            let bswap = _mm256_setr_epi8(
+                3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13,
+                12,
+            );
+            while k + 8 <= n {
+                let z = _mm256_shuffle_epi8(self.z8(start + k), bswap);
+                let d = _mm256_xor_si256(_mm256_loadu_si256(src.as_ptr().add(4 * k).cast()), z);
+                _mm256_storeu_si256(dst.as_mut_ptr().add(4 * k).cast(), d);
+                k += 8;
+            }
+        }
+        for j in k..n {
+            let z = self.z1(start + j).to_be_bytes();
+            for b in 0..4 {
+                dst[4 * j + b] = src[4 * j + b] ^ z[b];
             }
         }
     }
 
     /// F over words start..end of the current batch, advancing the LFSR of
-    /// the next batch over the same indices.
-    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    /// the next batch over the same indices. Inlined into a caller that
+    /// enables the features of F's form.
+    #[inline(always)]
     unsafe fn run_f<const AVX512: bool>(&mut self, start: usize, end: usize) {
         assert!(start <= end && end <= BATCH);
         let end = end.min(BATCH);
@@ -409,7 +578,7 @@ impl Stream {
         // (i < end <= BATCH).
         unsafe {
             let k = FConsts::new();
-            let mut r = _mm_setr_epi32(self.r1 as i32, self.r2 as i32, 0, 0);
+            let mut r = _mm_setr_epi32(self.r1 as i32, self.r2 as i32, self.r1 as i32, self.r2 as i32);
             let mut last = next[15 + start] as u64;
             for i in start..end {
                 // The next batch's LFSR (independent of F), chained in a register.
@@ -425,8 +594,8 @@ impl Stream {
                 last = (v & 0x7fff_ffff) + (v >> 31);
                 next[16 + i] = last as u32;
 
-                // W1 = R1 + X1 in lane 0; lane 1 keeps R2 (its X2 part is in c).
-                let w = _mm_add_epi32(r, _mm_cvtsi32_si128(self.x1[i] as i32));
+                // W1 = R1 + X1 in lanes 0 and 2; lanes 1 and 3 keep R2 (its X2 part is in c).
+                let w = _mm_add_epi32(r, _mm_castpd_si128(_mm_loaddup_pd(self.x1.as_ptr().add(i).cast())));
                 _mm_storel_epi64(self.rs[i].as_mut_ptr().cast(), r);
                 let ci = _mm_castpd_si128(_mm_loaddup_pd(self.c[i].as_ptr().cast()));
                 r = f_core::<AVX512>(&k, w, ci);
@@ -521,10 +690,10 @@ mod tests {
             let (r1, r2, x1, x2) = (a as u32, (a >> 32) as u32, (a as u32).rotate_left(7) ^ i, (a >> 17) as u32);
             let want = super::super::core::f_update(r1, r2, x1, x2);
             // SAFETY: features checked above.
-            assert_eq!(unsafe { f_update_with::<false>(r1, r2, x1, x2) }, want);
+            assert_eq!(unsafe { f_update(r1, r2, x1, x2) }, want);
             if avx512 {
                 // SAFETY: AVX-512F/VL checked above.
-                assert_eq!(unsafe { f_update_with::<true>(r1, r2, x1, x2) }, want);
+                assert_eq!(unsafe { f_update_avx512(r1, r2, x1, x2) }, want);
             }
         }
     }

@@ -1,0 +1,300 @@
+//! 128-EEA3 and 128-EIA3 over many independent messages at once, the way
+//! base stations process many bearers (Intel's multi-buffer library does the
+//! same): on x86-64 with AVX2 and AES-NI, eight messages run in the eight
+//! 32-bit lanes of one register set (see x86_many.rs), which removes the
+//! serial R1/R2 chain that bounds a single stream. Elsewhere, and for the
+//! portable backend, the messages are processed one after the other.
+//!
+//! Results are exactly those of [`super::eea3`] / [`super::eia3`] on each
+//! message (the tests check this against the single-stream code and the
+//! standard's vectors).
+
+use zeroize::Zeroize;
+
+use super::core::State;
+use super::{check_length, check_params, eea3_output_len, key16, mac, Backend};
+use crate::{Error, Result};
+
+/// One 3GPP message for [`eea3_many`] / [`eia3_many`]: the arguments of
+/// [`super::eea3`] (and of [`super::eia3`]). Its `Debug` leaves out the key.
+#[derive(Clone, Copy)]
+pub struct Message<'a> {
+    /// 16-byte key (CK for EEA3, IK for EIA3).
+    pub key: &'a [u8],
+    /// COUNT (< 2^32).
+    pub count: u64,
+    /// BEARER (< 32).
+    pub bearer: u32,
+    /// DIRECTION (0 or 1).
+    pub direction: u32,
+    /// The message.
+    pub data: &'a [u8],
+    /// Bits of `data` to process (all of it when `None`).
+    pub length_bits: Option<u64>,
+}
+
+impl std::fmt::Debug for Message<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("count", &self.count)
+            .field("bearer", &self.bearer)
+            .field("direction", &self.direction)
+            .field("data_len", &self.data.len())
+            .field("length_bits", &self.length_bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checked parameters of one message.
+struct Checked {
+    key: [u8; 16],
+    iv: [u8; 16],
+    length_bits: usize,
+}
+
+impl Drop for Checked {
+    fn drop(&mut self) {
+        self.key.zeroize();
+    }
+}
+
+fn eea3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
+    let mut iv = [0u8; 16];
+    iv[..4].copy_from_slice(&count.to_be_bytes());
+    iv[4] = ((bearer << 3) | (direction << 2)) as u8;
+    iv.copy_within(0..8, 8);
+    iv
+}
+
+fn eia3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
+    let c = count.to_be_bytes();
+    let b = (bearer << 3) as u8;
+    let d = (direction << 7) as u8;
+    [c[0], c[1], c[2], c[3], b, 0, 0, 0, c[0] ^ d, c[1], c[2], c[3], b, 0, d, 0]
+}
+
+/// Validates every message first (nothing is computed if one is invalid);
+/// errors name the message's index.
+fn check_all(msgs: &[Message<'_>], what: &str, iv: fn(u32, u32, u32) -> [u8; 16]) -> Result<Vec<Checked>> {
+    msgs.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let at = |e: Error| match e {
+                Error::InvalidKey(s) => Error::InvalidKey(format!("message {i}: {s}")),
+                Error::InvalidInput(s) => Error::InvalidInput(format!("message {i}: {s}")),
+                e => e,
+            };
+            let count = check_params(m.count, m.bearer, m.direction).map_err(at)?;
+            let length_bits = check_length(m.data, m.length_bits).map_err(at)?;
+            let key = key16(m.key, what).map_err(at)?;
+            Ok(Checked { key, iv: iv(count, m.bearer, m.direction), length_bits })
+        })
+        .collect()
+}
+
+/// Message indices in groups of up to `lanes`, longest messages first, so
+/// that each group's messages have similar lengths (a group runs as long as
+/// its longest message).
+#[cfg(target_arch = "x86_64")]
+fn groups(lens: &[usize], lanes: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lens.len()).collect();
+    order.sort_by_key(|&i| core::cmp::Reverse(lens[i]));
+    order.chunks(lanes).map(|g| g.to_vec()).collect()
+}
+
+/// 128-EEA3 of every message: `out[i]` is `eea3(msgs[i]...)`.
+pub fn eea3_many(msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+    eea3_many_with_backend(Backend::auto(), msgs)
+}
+
+/// [`eea3_many`] on a chosen backend.
+pub fn eea3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+    let lens = eea3_many_output_lens(msgs)?;
+    let mut outs: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0u8; n]).collect();
+    let mut refs: Vec<&mut [u8]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
+    eea3_many_into(backend, msgs, &mut refs)?;
+    Ok(outs)
+}
+
+/// The output size of [`eea3_many`] for each message (ceil(length_bits / 8)),
+/// after checking every message's parameters.
+pub fn eea3_many_output_lens(msgs: &[Message<'_>]) -> Result<Vec<usize>> {
+    Ok(check_all(msgs, "128-EEA3", eea3_iv)?.iter().map(|c| c.length_bits.div_ceil(8)).collect())
+}
+
+/// [`eea3_many`] writing message i's output into `outs[i]`, which must have
+/// [`eea3_many_output_lens`]`[i]` bytes (so callers can write straight into
+/// buffers they own).
+pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [u8]]) -> Result<()> {
+    let backend = backend.checked()?;
+    let checked = check_all(msgs, "128-EEA3", eea3_iv)?;
+    if outs.len() != msgs.len() {
+        return Err(Error::invalid(format!("{} output buffers for {} messages", outs.len(), msgs.len())));
+    }
+    for (i, (c, o)) in checked.iter().zip(outs.iter()).enumerate() {
+        let n = c.length_bits.div_ceil(8);
+        if o.len() != n {
+            return Err(Error::invalid(format!("message {i}: EEA3 output buffer must be {n} bytes, got {}", o.len())));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_x86_simd() {
+        use super::x86_many::{Lanes, BLOCK, LANES};
+        let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
+        // Groups of two register sets of eight lanes (see Lanes::block_pair).
+        for group in groups(&lens, 2 * LANES) {
+            let mut keys = [[[0u8; 16]; LANES]; 2];
+            let mut ivs = [[[0u8; 16]; LANES]; 2];
+            for (l, &i) in group.iter().enumerate() {
+                keys[l / LANES][l % LANES] = checked[i].key;
+                ivs[l / LANES][l % LANES] = checked[i].iv;
+            }
+            let pair = group.len() > LANES;
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
+            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0]) };
+            // SAFETY: as above.
+            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1]) });
+            keys.zeroize();
+            let mut ks = [[[0u32; BLOCK]; LANES]; 2];
+            let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
+            let mut off = 0;
+            while off < longest {
+                let (ka, kb) = ks.split_at_mut(1);
+                match lb.as_mut() {
+                    // SAFETY: as above.
+                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0]) },
+                    // SAFETY: as above.
+                    None => unsafe { la.block(&mut ka[0]) },
+                }
+                for (l, &i) in group.iter().enumerate() {
+                    if off < lens[i] {
+                        let end = (off + 4 * BLOCK).min(lens[i]);
+                        // SAFETY: as above.
+                        unsafe {
+                            super::x86_many::xor_be(
+                                &ks[l / LANES][l % LANES],
+                                &msgs[i].data[off..end],
+                                &mut outs[i][off..end],
+                            )
+                        };
+                    }
+                }
+                off += 4 * BLOCK;
+            }
+            ks.zeroize();
+        }
+        for (c, out) in checked.iter().zip(outs.iter_mut()) {
+            if c.length_bits % 8 != 0 {
+                let last = out.len() - 1;
+                out[last] &= 0xffu8 << (8 - c.length_bits % 8);
+            }
+        }
+        return Ok(());
+    }
+    for (m, out) in msgs.iter().zip(outs.iter_mut()) {
+        debug_assert_eq!(eea3_output_len(m.data.len(), m.length_bits).ok(), Some(out.len()));
+        super::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
+    }
+    Ok(())
+}
+
+/// The end of an EIA3 tag once every whole message word has been folded in:
+/// the last partial word, the window right after the message and the final
+/// keystream word. `win` holds keystream words `base ..` (base <= the number
+/// of whole message words, and 3 words past it available).
+#[cfg(target_arch = "x86_64")]
+fn eia3_tail(win: &[u32], base: usize, data: &[u8], length_bits: usize) -> u32 {
+    let full = length_bits / 32;
+    debug_assert!(base <= full && length_bits.div_ceil(32) + 1 < base + win.len());
+    let at = |w: usize| win[w - base];
+    let mut t = 0u32;
+    let rem = length_bits % 32;
+    if rem > 0 {
+        let mut last = [0u8; 4];
+        let bytes = rem.div_ceil(8);
+        last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
+        let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+        t ^= mac::window_word_portable(m, at(full), at(full + 1));
+        last.zeroize();
+    }
+    t ^= mac::window_at(&win[full - base..], rem);
+    // MAC = T ^ z_{L-1}, L = ceil(LENGTH/32) + 2 words
+    t ^= at(length_bits.div_ceil(32) + 1);
+    t
+}
+
+/// 128-EIA3 of every message: `out[i]` is `eia3(msgs[i]...)`.
+pub fn eia3_many(msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
+    eia3_many_with_backend(Backend::auto(), msgs)
+}
+
+/// [`eia3_many`] on a chosen backend.
+pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
+    let backend = backend.checked()?;
+    let checked = check_all(msgs, "128-EIA3", eia3_iv)?;
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_x86_simd() {
+        use super::x86_many::{Lanes, BLOCK, LANES};
+        // A lane has all it needs once 16 words past its last whole message
+        // word were generated (the tail reads up to 2 words past it), and at
+        // least two blocks (so that `win` is full).
+        let needed: Vec<usize> = checked.iter().map(|c| (c.length_bits / 32 + BLOCK).max(2 * BLOCK)).collect();
+        let mut tags = vec![[0u8; 4]; msgs.len()];
+        for group in groups(&needed, LANES) {
+            let mut keys = [[0u8; 16]; LANES];
+            let mut ivs = [[0u8; 16]; LANES];
+            for (l, &i) in group.iter().enumerate() {
+                keys[l] = checked[i].key;
+                ivs[l] = checked[i].iv;
+            }
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
+            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
+            keys.zeroize();
+            let longest = group.iter().map(|&i| needed[i]).max().unwrap_or(0);
+            // Per lane: the last two blocks of keystream and the running tag.
+            let mut win = [[0u32; 2 * BLOCK]; LANES];
+            let mut acc = [0u32; LANES];
+            let mut ks = [[0u32; BLOCK]; LANES];
+            let mut have = 0;
+            while have < longest {
+                // SAFETY: as above.
+                unsafe { lanes.block(&mut ks) };
+                have += BLOCK;
+                for (l, &i) in group.iter().enumerate() {
+                    if have - BLOCK >= needed[i] {
+                        continue; // this lane was finished by an earlier block
+                    }
+                    win[l].copy_within(BLOCK.., 0);
+                    win[l][BLOCK..].copy_from_slice(&ks[l]);
+                    // win holds words have-32 .. have; message words have-32 ..
+                    // have-16 have their two keystream words now.
+                    let full = checked[i].length_bits / 32;
+                    if have >= 2 * BLOCK {
+                        let j0 = have - 2 * BLOCK;
+                        let j1 = (have - BLOCK).min(full);
+                        if j0 < j1 {
+                            let msg = &msgs[i].data[4 * j0..4 * j1];
+                            acc[l] ^= mac::window_xor(backend, msg, &win[l][..j1 - j0 + 1]);
+                        }
+                    }
+                    if have >= needed[i] {
+                        let tail = eia3_tail(&win[l], have - 2 * BLOCK, msgs[i].data, checked[i].length_bits);
+                        tags[i] = (acc[l] ^ tail).to_be_bytes();
+                    }
+                }
+            }
+            ks.zeroize();
+            win.zeroize();
+            acc.zeroize();
+        }
+        return Ok(tags);
+    }
+    checked
+        .iter()
+        .zip(msgs)
+        .map(|(c, m)| {
+            let st = State::new_128(&c.key, &c.iv, backend);
+            Ok(mac::mac_words(st, backend, m.data, c.length_bits, 1, 0)[0].to_be_bytes())
+        })
+        .collect()
+}
