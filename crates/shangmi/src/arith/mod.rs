@@ -250,6 +250,18 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
     fn mont_sqr(a: &Limbs) -> Limbs {
         Self::reduce(&sqr_wide(a))
     }
+
+    /// (a + b) mod M for a, b < M (a modulus may supply a faster one).
+    #[inline(always)]
+    fn mod_add(a: &Limbs, b: &Limbs) -> Limbs {
+        add_mod(a, b, &Self::M)
+    }
+
+    /// (a − b) mod M for a, b < M (a modulus may supply a faster one).
+    #[inline(always)]
+    fn mod_sub(a: &Limbs, b: &Limbs) -> Limbs {
+        sub_mod(a, b, &Self::M)
+    }
 }
 
 /// Word-by-word Montgomery reduction for any odd modulus.
@@ -385,12 +397,12 @@ impl<M: Modulus> Fe<M> {
 
     #[inline(always)]
     pub fn add(&self, o: &Self) -> Self {
-        Self(add_mod(&self.0, &o.0, &M::M), PhantomData)
+        Self(M::mod_add(&self.0, &o.0), PhantomData)
     }
 
     #[inline(always)]
     pub fn sub(&self, o: &Self) -> Self {
-        Self(sub_mod(&self.0, &o.0, &M::M), PhantomData)
+        Self(M::mod_sub(&self.0, &o.0), PhantomData)
     }
 
     #[inline(always)]
