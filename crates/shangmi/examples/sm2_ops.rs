@@ -5,8 +5,9 @@
 //! and prints the time per operation. OP is one of sign, verify,
 //! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, or `none`
 //! (setup only, to subtract it from callgrind totals), or a field / point
-//! operation: dbl, madd, add (Jacobian), inv, mul, sqr, fadd, fsub (Fp),
-//! each chained N times on its own output:
+//! operation: dbl, madd, add (Jacobian), inv, inv_chain (the Fermat chain),
+//! ninv (mod n), mul, sqr, fadd, fsub (Fp), each chained N times on its
+//! own output:
 //!
 //! ```text
 //! cargo build --release -p shangmi --features ctime --example sm2_ops
@@ -15,6 +16,7 @@
 //! ```
 //! (valgrind's CPUID hides ADX: the `ctime` feature lets SHANGMI_CTIME_FIELD
 //! pick the assembly path under valgrind.)
+use shangmi::sm2::field::{invert_with, AdxMul, Fn};
 use shangmi::sm2::point::Affine;
 use shangmi::sm2::{PrivateKey, Signature, DEFAULT_UID};
 use std::hint::black_box;
@@ -52,33 +54,43 @@ fn main() {
         "keygen" => Box::new(|| {
             black_box(PrivateKey::from_bytes(&d).expect("key"));
         }),
-        "dbl" | "madd" | "add" | "inv" | "mul" | "sqr" | "fadd" | "fsub" => {
-            let g = Affine::generator();
-            let mut p = g.to_jacobian().double().double();
-            let q = p.double();
-            let y = g.y;
-            let mut x = g.x.add(&y);
-            let op = op.clone();
-            Box::new(move || {
-                match op.as_str() {
-                    "dbl" => p = black_box(p).double(),
-                    "madd" => p = black_box(p).add_mixed_ct(&g, Choice::from(0), false),
-                    "add" => p = black_box(p).add_ct(&q, false),
-                    "inv" => x = black_box(x).invert(),
-                    "mul" => x = black_box(x).mul(&y),
-                    "sqr" => x = black_box(x).square(),
-                    "fadd" => x = black_box(x).add(&y),
-                    _ => x = black_box(x).sub(&y),
-                }
-                black_box((&p, &x));
-            })
-        }
         _ => Box::new(|| {}),
     };
     let t = Instant::now();
-    for _ in 0..n {
-        f();
+    if !micro(&op, n) {
+        for _ in 0..n {
+            f();
+        }
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / n.max(1) as f64;
     println!("{op} {n}: {us:.2} µs/op");
+}
+
+/// Field and point operations, each chained `n` times on its own output
+/// (a tight loop per operation, so the counts are the operation's own).
+fn micro(op: &str, n: usize) -> bool {
+    let g = Affine::generator();
+    let mut p = g.to_jacobian().double().double();
+    let q = p.double();
+    let y = g.y;
+    let mut x = g.x.add(&y);
+    let mut nx = Fn::from_canonical(&[5, 6, 7, 8]);
+    match op {
+        "dbl" => (0..n).for_each(|_| p = black_box(p).double()),
+        "madd" => (0..n).for_each(|_| p = black_box(p).add_mixed_ct(&g, Choice::from(0), false)),
+        "add" => (0..n).for_each(|_| p = black_box(p).add_ct(&q, false)),
+        "inv" => (0..n).for_each(|_| x = black_box(x).invert()),
+        "inv_chain" => {
+            let b = AdxMul::get().expect("BMI2+ADX (under valgrind: SHANGMI_CTIME_FIELD=adx)");
+            (0..n).for_each(|_| x = invert_with(b, &black_box(x)))
+        }
+        "ninv" => (0..n).for_each(|_| nx = black_box(nx).invert()),
+        "mul" => (0..n).for_each(|_| x = black_box(x).mul(&y)),
+        "sqr" => (0..n).for_each(|_| x = black_box(x).square()),
+        "fadd" => (0..n).for_each(|_| x = black_box(x).add(&y)),
+        "fsub" => (0..n).for_each(|_| x = black_box(x).sub(&y)),
+        _ => return false,
+    }
+    black_box((&p, &x, &nx));
+    true
 }

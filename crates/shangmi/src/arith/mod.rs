@@ -12,6 +12,8 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
+pub mod safegcd;
+
 use core::marker::PhantomData;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
 use zeroize::Zeroize;
@@ -232,11 +234,20 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
         mont_reduce_generic(t, &Self::M, Self::M_INV)
     }
 
-    /// x⁻¹ (0 ↦ 0) in constant time: Fermat x^(M−2) with a 4-bit window
-    /// unless a modulus supplies a shorter addition chain.
+    /// R³ mod M (turns a safegcd inverse of a Montgomery form back into
+    /// Montgomery form).
+    const R3: Limbs = pow2_mod(768, &Self::M);
+    /// M prepared for [`safegcd::invert`].
+    const INV_INFO: safegcd::ModInfo = safegcd::ModInfo::new(&Self::M);
+
+    /// x⁻¹ (0 ↦ 0) in constant time by safegcd divsteps (about twice as
+    /// fast as a Fermat chain for SM2's p, more for moduli without a fast
+    /// multiplication). x holds a·R, its plain inverse is a⁻¹·R⁻¹, and one
+    /// Montgomery multiplication by R³ gives a⁻¹·R.
     #[inline]
     fn invert(x: &Fe<Self>) -> Fe<Self> {
-        x.pow_public_exp(&Self::M_MINUS_2)
+        let i = safegcd::invert(&x.0, &Self::M, &Self::INV_INFO);
+        Fe(Self::mont_mul(&i, &Self::R3), PhantomData)
     }
 
     /// a·b·R⁻¹ mod M (product then reduction unless overridden).

@@ -49,12 +49,6 @@ impl Modulus for Sm2P {
         final_sub([s0, s1, s2, s3], c + carry, &Self::M)
     }
 
-    /// x^(p−2) by an addition chain (see [`invert_with`]), with the
-    /// multiplication path chosen once for the whole chain.
-    fn invert(x: &Fp) -> Fp {
-        with_fp_mul!(|b| invert_with(b, x))
-    }
-
     /// Assembly on x86-64 (base instruction set: ADD/ADC/SBB/CMOV, so no
     /// run-time detection), the generic Rust code elsewhere.
     #[inline(always)]
@@ -96,6 +90,8 @@ impl Modulus for Sm2P {
 }
 
 /// x^(p−2) by an addition chain: 256 squarings and 16 multiplications
+/// (the inversion used before safegcd, kept as its reference and for A/B
+/// measurements)
 /// (the generic 4-bit window needs 256 + 64). p − 2 in binary is
 /// 1^31 0 1^128 0^32 1^62 0 1, built from x_k = x^(2^k − 1). Constant time
 /// (a fixed sequence of operations); 0 ↦ 0.
@@ -829,6 +825,10 @@ mod tests {
             let x = Fp::from_mont_limbs(a);
             let want = x.pow_public_exp(&<Sm2P as Modulus>::M_MINUS_2);
             assert_eq!(*invert_with(PortableMul, &x).mont_limbs(), *want.mont_limbs());
+            // The library's inversion (safegcd) too, and mod n.
+            assert_eq!(*x.invert().mont_limbs(), *want.mont_limbs());
+            let y = Fn::from_limbs_reduce(&a);
+            assert_eq!(*y.invert().mont_limbs(), *y.pow_public_exp(&<Sm2N as Modulus>::M_MINUS_2).mont_limbs());
             #[cfg(target_arch = "x86_64")]
             if let Some(b) = AdxMul::get() {
                 assert_eq!(*invert_with(b, &x).mont_limbs(), *want.mont_limbs());
