@@ -6,7 +6,7 @@
 //! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, or `none`
 //! (setup only, to subtract it from callgrind totals), or a field / point
 //! operation: dbl, madd, add (Jacobian), inv, inv_chain (the Fermat chain),
-//! ninv (mod n), mul, sqr, fadd, fsub (Fp), each chained N times on its
+//! ninv (mod n), inv_vartime, mul, sqr, fadd, fsub (Fp), each chained N times on its
 //! own output:
 //!
 //! ```text
@@ -63,7 +63,7 @@ fn main() {
         }
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / n.max(1) as f64;
-    println!("{op} {n}: {us:.2} µs/op");
+    println!("{op} {n}: {us:.4} µs/op");
 }
 
 /// Field and point operations, each chained `n` times on its own output
@@ -85,6 +85,7 @@ fn micro(op: &str, n: usize) -> bool {
             (0..n).for_each(|_| x = invert_with(b, &black_box(x)))
         }
         "ninv" => (0..n).for_each(|_| nx = black_box(nx).invert()),
+        "inv_vartime" => (0..n).for_each(|_| x = black_box(x).invert_vartime()),
         "mul" => (0..n).for_each(|_| x = black_box(x).mul(&y)),
         "sqr" => (0..n).for_each(|_| x = black_box(x).square()),
         "fadd" => (0..n).for_each(|_| x = black_box(x).add(&y)),

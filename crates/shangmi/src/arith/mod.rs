@@ -478,60 +478,26 @@ impl<M: Modulus> Fe<M> {
         M::invert(self)
     }
 
-    /// Inverse with a variable-time binary extended GCD: only for public data.
+    /// Inverse by variable-time safegcd: only for public data; 0 ↦ 0.
     pub fn invert_vartime(&self) -> Self {
-        // Binary extended Euclid on canonical values, keeping x1·a0 ≡ a and
-        // x2·a0 ≡ b (mod M).
-        let a0 = self.to_canonical();
-        if a0 == [0; 4] {
-            return Self::ZERO;
-        }
-        let m = M::M;
-        let mut a = a0;
-        let mut b = m;
-        let mut x1: Limbs = [1, 0, 0, 0];
-        let mut x2: Limbs = [0; 4];
-        let half = |x: &mut Limbs| {
-            // x/2 mod m (m odd).
-            if x[0] & 1 == 1 {
-                let (s, c) = add_limbs(x, &m);
-                *x = shr1(&s, c);
-            } else {
-                *x = shr1(x, 0);
-            }
-        };
-        while a != [1, 0, 0, 0] && b != [1, 0, 0, 0] {
-            while a[0] & 1 == 0 {
-                a = shr1(&a, 0);
-                half(&mut x1);
-            }
-            while b[0] & 1 == 0 {
-                b = shr1(&b, 0);
-                half(&mut x2);
-            }
-            let (d, borrow) = sub_limbs(&a, &b);
-            if borrow == 0 {
-                a = d;
-                x1 = sub_mod(&x1, &x2, &m);
-            } else {
-                b = sub_limbs(&b, &a).0;
-                x2 = sub_mod(&x2, &x1, &m);
-            }
-        }
-        let inv = if a == [1, 0, 0, 0] { x1 } else { x2 };
-        // inv = a0⁻¹ as a canonical value; return its Montgomery form.
-        Self::from_canonical(&inv)
+        let i = safegcd::invert_vartime(&self.0, &M::M, &M::INV_INFO);
+        Self(M::mont_mul(&i, &M::R3), PhantomData)
     }
-}
-
-#[inline(always)]
-fn shr1(x: &Limbs, top: u64) -> Limbs {
-    [(x[0] >> 1) | (x[1] << 63), (x[1] >> 1) | (x[2] << 63), (x[2] >> 1) | (x[3] << 63), (x[3] >> 1) | (top << 63)]
 }
 
 /// Inverts every element of `xs` in place with one inversion (Montgomery's
 /// trick); zeros stay zero. Constant time in the values.
 pub fn batch_invert<M: Modulus>(xs: &mut [Fe<M>]) {
+    batch_invert_impl(xs, false)
+}
+
+/// [`batch_invert`] with a variable-time inversion: public values only.
+pub fn batch_invert_vartime<M: Modulus>(xs: &mut [Fe<M>]) {
+    batch_invert_impl(xs, true)
+}
+
+#[inline(always)]
+fn batch_invert_impl<M: Modulus>(xs: &mut [Fe<M>], vartime: bool) {
     if xs.is_empty() {
         return;
     }
@@ -543,7 +509,7 @@ pub fn batch_invert<M: Modulus>(xs: &mut [Fe<M>]) {
         let factor = Fe::conditional_select(x, &Fe::ONE, x.is_zero());
         acc = acc.mul(&factor);
     }
-    let mut inv = acc.invert();
+    let mut inv = if vartime { acc.invert_vartime() } else { acc.invert() };
     for (x, p) in xs.iter_mut().zip(prefix.iter()).rev() {
         let z = x.is_zero();
         let factor = Fe::conditional_select(x, &Fe::ONE, z);

@@ -214,12 +214,17 @@ pub fn invert(x: &Limbs, m: &Limbs, mi: &ModInfo) -> Limbs {
         update_fg(&mut f, &mut g, &t);
     }
     debug_assert!(g == [0; 5], "590 divsteps suffice for 256-bit inputs");
-    // Now f = ±1 (or ±M if x = 0, when d = 0) and d·x ≡ f. d ∈ (−2M, M):
-    // add M if negative, negate if f < 0, add M if negative again.
+    finish(&d, &f, m)
+}
+
+/// Now f = ±1 (or ±M if x = 0, when d = 0) and d·x ≡ f. d ∈ (−2M, M): add M
+/// if negative, negate if f < 0, add M if negative again. Constant time.
+#[inline(always)]
+fn finish(d: &S62, f: &S62, m: &Limbs) -> Limbs {
     // The masks go through mask_from_bit's optimisation barrier: knowing
     // a mask is 0 or −1, LLVM otherwise turns the masked addition into a
     // branch (scripts/ctime.sh caught that here).
-    let dw = to_words(&d);
+    let dw = to_words(d);
     let neg = |w: &[u64; 5]| super::mask_from_bit(w[4] >> 63);
     let dw = add_masked(&dw, m, neg(&dw));
     let fneg = super::mask_from_bit((f[4] as u64) >> 63);
@@ -233,6 +238,74 @@ pub fn invert(x: &Limbs, m: &Limbs, mi: &ModInfo) -> Limbs {
     }
     let nd = add_masked(&nd, m, neg(&nd));
     [nd[0], nd[1], nd[2], nd[3]]
+}
+
+/// Up to 62 divsteps (the original δ variant, η = −δ) on the low bits of f
+/// and g, variable time: runs of zeros in g are skipped at once, and each
+/// odd step cancels up to 4 (or, after a swap, 6) low bits of g with one
+/// multiple of f. Matrix scaled by 2^62, like `divsteps_59`'s.
+fn divsteps_62_vartime(eta: i64, f0: u64, g0: u64) -> (i64, Trans) {
+    let (mut u, mut v, mut q, mut r): (u64, u64, u64, u64) = (1, 0, 0, 1);
+    let (mut f, mut g, mut eta) = (f0, g0, eta);
+    let mut i: u32 = 62;
+    loop {
+        // Zeros of g (at most the i steps left: a sentinel bit at i).
+        let zeros = (g | (u64::MAX << i)).trailing_zeros();
+        g >>= zeros;
+        u <<= zeros;
+        v <<= zeros;
+        eta -= zeros as i64;
+        i -= zeros;
+        if i == 0 {
+            break;
+        }
+        // f and g are odd here.
+        let w;
+        if eta < 0 {
+            // δ > 0: swap, (f, g) ← (g, −f) and the rows likewise.
+            eta = -eta;
+            let t = f;
+            f = g;
+            g = t.wrapping_neg();
+            let t = u;
+            u = q;
+            q = t.wrapping_neg();
+            let t = v;
+            v = r;
+            r = t.wrapping_neg();
+            // w = −g/f mod 2^k (k ≤ 6, ≤ η + 1 and ≤ i): f(2 − f²) is
+            // f⁻¹ mod 64 (f² ≡ 1 mod 8, one Newton step).
+            let limit = (eta as u32 + 1).min(i);
+            let mask = (u64::MAX >> (64 - limit)) & 63;
+            w = f.wrapping_mul(g).wrapping_mul(f.wrapping_mul(f).wrapping_sub(2)) & mask;
+        } else {
+            // w = −g/f mod 2^k (k ≤ 4): f + ((f + 1) & 4)·2 is f⁻¹ mod 16.
+            let limit = (eta as u32 + 1).min(i);
+            let mask = (u64::MAX >> (64 - limit)) & 15;
+            let finv = f.wrapping_add(((f.wrapping_add(1)) & 4) << 1);
+            w = finv.wrapping_mul(g).wrapping_neg() & mask;
+        }
+        g = g.wrapping_add(f.wrapping_mul(w));
+        q = q.wrapping_add(u.wrapping_mul(w));
+        r = r.wrapping_add(v.wrapping_mul(w));
+    }
+    (eta, Trans { u: u as i64, v: v as i64, q: q as i64, r: r as i64 })
+}
+
+/// x⁻¹ mod M for x < M (0 ↦ 0), variable time: only for public x.
+pub fn invert_vartime(x: &Limbs, m: &Limbs, mi: &ModInfo) -> Limbs {
+    let mut f = mi.m;
+    let mut g = to_s62(x);
+    let mut d: S62 = [0; 5];
+    let mut e: S62 = [1, 0, 0, 0, 0];
+    let mut eta: i64 = -1; // δ = 1
+    while g != [0; 5] {
+        let (n, t) = divsteps_62_vartime(eta, f[0] as u64, g[0] as u64);
+        eta = n;
+        update_de(&mut d, &mut e, &t, mi);
+        update_fg(&mut f, &mut g, &t);
+    }
+    finish(&d, &f, m)
 }
 
 #[cfg(test)]
@@ -285,9 +358,9 @@ mod tests {
                 xs.push(v);
             }
             for x in xs {
-                let got = big(&invert(&x, &m, &mi));
                 let want = big(&x).modpow(&(&mb - 2u32), &mb);
-                assert_eq!(got, want, "inverse of {x:x?} mod {m:x?}");
+                assert_eq!(big(&invert(&x, &m, &mi)), want, "inverse of {x:x?} mod {m:x?}");
+                assert_eq!(big(&invert_vartime(&x, &m, &mi)), want, "vartime inverse of {x:x?} mod {m:x?}");
             }
         }
     }

@@ -196,6 +196,13 @@ impl Jacobian {
         let zi2 = zi.square();
         Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }
     }
+
+    /// [`Self::to_affine`] for a public point (variable-time inversion).
+    pub fn to_affine_vartime(&self) -> Affine {
+        let zi = self.z.invert_vartime();
+        let zi2 = zi.square();
+        Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }
+    }
 }
 
 /// 2·p (see [`Jacobian::double`]): with S = 4XY² and M = 3(X − Z²)(X + Z²),
@@ -284,6 +291,18 @@ pub fn add_ct_with<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian, complete: bool) -
 pub fn batch_to_affine(points: &[Jacobian]) -> Vec<Affine> {
     let mut zs: Vec<Fp> = points.iter().map(|p| p.z).collect();
     crate::arith::batch_invert(&mut zs);
+    finish_batch(points, &zs)
+}
+
+/// [`batch_to_affine`] for public points (variable-time inversion).
+pub fn batch_to_affine_vartime(points: &[Jacobian]) -> Vec<Affine> {
+    let mut zs: Vec<Fp> = points.iter().map(|p| p.z).collect();
+    crate::arith::batch_invert_vartime(&mut zs);
+    finish_batch(points, &zs)
+}
+
+/// (X·Z⁻², Y·Z⁻³) given the inverses.
+fn finish_batch(points: &[Jacobian], zs: &[Fp]) -> Vec<Affine> {
     points
         .iter()
         .zip(zs.iter())
@@ -368,6 +387,18 @@ mod tests {
             assert!(same(pa, &pj.add_ct(&Jacobian::INFINITY, false)));
         }
         assert!(bool::from(Jacobian::INFINITY.double().is_infinity()));
+        // The variable-time conversions give the same affine points (the
+        // affine reference, the constant-time batch and single ones).
+        let jacs: Vec<Jacobian> = pts.iter().map(|(_, j)| *j).collect();
+        let vt = batch_to_affine_vartime(&jacs);
+        let ct = batch_to_affine(&jacs);
+        for i in 0..pts.len() {
+            let (want, j) = &pts[i];
+            let one = j.to_affine_vartime();
+            for got in [&vt[i], &ct[i], &one] {
+                assert!(bool::from(got.x.ct_eq(&want.x) & got.y.ct_eq(&want.y)), "point {i}");
+            }
+        }
     }
 
     /// Both multiplication paths give identical coordinates.
