@@ -473,7 +473,7 @@ impl<M: Modulus> Fe<M> {
         acc
     }
 
-    /// Multiplicative inverse by Fermat (self^(M−2)); constant time; 0 ↦ 0.
+    /// Multiplicative inverse (safegcd, or the modulus's own `invert`); constant time; 0 ↦ 0.
     pub fn invert(&self) -> Self {
         M::invert(self)
     }
