@@ -1,6 +1,7 @@
-//! Field-multiplication micro-benchmark; run under `perf stat -e cycles` to
-//! count cycles independently of machine load:
-//! `perf stat -e cycles,instructions target/release/examples/fieldbench spec|generic|sqr|wide`.
+//! Field-multiplication micro-benchmark: `fieldbench spec|generic|sqr|wide`
+//! (under `valgrind --tool=callgrind` for instruction counts; note valgrind
+//! hides ADX, so this measures the portable path there). For the SM2 field
+//! and point operations with either path see the `sm2_ops` example.
 use shangmi::arith::{mul_wide, Fe, Modulus};
 use shangmi::sm2::field::{Fp, Sm2P};
 use std::hint::black_box;

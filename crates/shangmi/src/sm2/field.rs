@@ -49,32 +49,22 @@ impl Modulus for Sm2P {
         final_sub([s0, s1, s2, s3], c + carry, &Self::M)
     }
 
-    /// x^(p−2) by an addition chain: 256 squarings and 16 multiplications
-    /// (the generic 4-bit window needs 256 + 64). p − 2 in binary is
-    /// 1^31 0 1^128 0^32 1^62 0 1, built from x_k = x^(2^k − 1).
-    fn invert(x: &Fp) -> Fp {
-        let x1 = *x;
-        let x2 = x1.square().mul(&x1);
-        let x3 = x2.square().mul(&x1);
-        let x6 = x3.square_n(3).mul(&x3);
-        let x12 = x6.square_n(6).mul(&x6);
-        let x24 = x12.square_n(12).mul(&x12);
-        let x30 = x24.square_n(6).mul(&x6);
-        let x31 = x30.square().mul(&x1);
-        let x32 = x31.square().mul(&x1);
-        // 1^31 0
-        let mut t = x31.square();
-        // 1^128
-        for _ in 0..4 {
-            t = t.square_n(32).mul(&x32);
-        }
-        // 0^32
-        t = t.square_n(32);
-        // 1^62 = 1^32 1^30
-        t = t.square_n(32).mul(&x32);
-        t = t.square_n(30).mul(&x30);
-        // 0 1
-        t.square_n(2).mul(&x1)
+    /// Assembly on x86-64 (base instruction set: ADD/ADC/SBB/CMOV, so no
+    /// run-time detection), the generic Rust code elsewhere.
+    #[inline(always)]
+    fn mod_add(a: &Limbs, b: &Limbs) -> Limbs {
+        #[cfg(target_arch = "x86_64")]
+        return addsub::add(a, b);
+        #[cfg(not(target_arch = "x86_64"))]
+        return crate::arith::add_mod(a, b, &P);
+    }
+
+    #[inline(always)]
+    fn mod_sub(a: &Limbs, b: &Limbs) -> Limbs {
+        #[cfg(target_arch = "x86_64")]
+        return addsub::sub(a, b);
+        #[cfg(not(target_arch = "x86_64"))]
+        return crate::arith::sub_mod(a, b, &P);
     }
 
     /// MULX/ADX assembly when the CPU has it, else the portable code.
@@ -96,6 +86,284 @@ impl Modulus for Sm2P {
             return unsafe { adx::mont_sqr(a) };
         }
         Self::reduce(&crate::arith::sqr_wide(a))
+    }
+}
+
+/// x^(p−2) by an addition chain: 256 squarings and 16 multiplications
+/// (the inversion used before safegcd, kept as its reference and for A/B
+/// measurements)
+/// (the generic 4-bit window needs 256 + 64). p − 2 in binary is
+/// 1^31 0 1^128 0^32 1^62 0 1, built from x_k = x^(2^k − 1). Constant time
+/// (a fixed sequence of operations); 0 ↦ 0.
+#[inline]
+pub fn invert_with<B: FpMul>(b: B, x: &Fp) -> Fp {
+    let x1 = *x;
+    let x2 = b.mul(&b.sqr(&x1), &x1);
+    let x3 = b.mul(&b.sqr(&x2), &x1);
+    let x6 = b.mul(&b.sqr_n(&x3, 3), &x3);
+    let x12 = b.mul(&b.sqr_n(&x6, 6), &x6);
+    let x24 = b.mul(&b.sqr_n(&x12, 12), &x12);
+    let x30 = b.mul(&b.sqr_n(&x24, 6), &x6);
+    let x31 = b.mul(&b.sqr(&x30), &x1);
+    let x32 = b.mul(&b.sqr(&x31), &x1);
+    // 1^31 0
+    let mut t = b.sqr(&x31);
+    // 1^128
+    for _ in 0..4 {
+        t = b.mul(&b.sqr_n(&t, 32), &x32);
+    }
+    // 0^32
+    t = b.sqr_n(&t, 32);
+    // 1^62 = 1^32 1^30
+    t = b.mul(&b.sqr_n(&t, 32), &x32);
+    t = b.mul(&b.sqr_n(&t, 30), &x30);
+    // 0 1
+    b.mul(&b.sqr_n(&t, 2), &x1)
+}
+
+/// How Fp products and squares are computed. Point formulas and the
+/// inversion are written once over this and instantiated per path, so the
+/// run-time CPU check happens once per point operation instead of once per
+/// product (and each instantiation is compiled without the other path's
+/// code in the way).
+pub trait FpMul: Copy {
+    fn mul(self, a: &Fp, b: &Fp) -> Fp;
+    fn sqr(self, a: &Fp) -> Fp;
+    /// a^(2^n).
+    #[inline(always)]
+    fn sqr_n(self, a: &Fp, n: usize) -> Fp {
+        let mut x = *a;
+        for _ in 0..n {
+            x = self.sqr(&x);
+        }
+        x
+    }
+}
+
+/// The portable Rust multiplication (any CPU).
+#[derive(Clone, Copy, Debug)]
+pub struct PortableMul;
+
+impl FpMul for PortableMul {
+    #[inline(always)]
+    fn mul(self, a: &Fp, b: &Fp) -> Fp {
+        Fp::from_mont_limbs(mont_mul_portable(a.mont_limbs(), b.mont_limbs()))
+    }
+    #[inline(always)]
+    fn sqr(self, a: &Fp) -> Fp {
+        Fp::from_mont_limbs(Sm2P::reduce(&crate::arith::sqr_wide(a.mont_limbs())))
+    }
+}
+
+/// The MULX/ADCX/ADOX assembly; a value of this type exists only once the
+/// CPU was found to have BMI2 and ADX, which makes its methods safe.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct AdxMul(());
+
+#[cfg(target_arch = "x86_64")]
+impl AdxMul {
+    /// `Some` iff the CPU has BMI2 and ADX.
+    #[inline(always)]
+    pub fn get() -> Option<Self> {
+        if adx::available() {
+            Some(AdxMul(()))
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl FpMul for AdxMul {
+    #[inline(always)]
+    fn mul(self, a: &Fp, b: &Fp) -> Fp {
+        // SAFETY: an AdxMul exists only if available() found BMI2 and ADX.
+        Fp::from_mont_limbs(unsafe { adx::mont_mul(a.mont_limbs(), b.mont_limbs()) })
+    }
+    #[inline(always)]
+    fn sqr(self, a: &Fp) -> Fp {
+        // SAFETY: as above.
+        Fp::from_mont_limbs(unsafe { adx::mont_sqr(a.mont_limbs()) })
+    }
+}
+
+/// Evaluates `$body` with `$b` bound to the fastest [`FpMul`] this CPU
+/// has (the body is compiled once per path).
+macro_rules! with_fp_mul {
+    (|$b:ident| $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        let r = match $crate::sm2::field::AdxMul::get() {
+            Some($b) => $body,
+            None => {
+                let $b = $crate::sm2::field::PortableMul;
+                $body
+            }
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let r = {
+            let $b = $crate::sm2::field::PortableMul;
+            $body
+        };
+        r
+    }};
+}
+pub(crate) use with_fp_mul;
+
+/// a/2 mod p (a < p): a + p if a is odd (then even), shifted right by one.
+/// Constant time.
+#[inline(always)]
+pub fn fp_half(a: &Fp) -> Fp {
+    #[cfg(target_arch = "x86_64")]
+    return Fp::from_mont_limbs(addsub::half(a.mont_limbs()));
+    #[cfg(not(target_arch = "x86_64"))]
+    return Fp::from_mont_limbs(half_portable(a.mont_limbs()));
+}
+
+/// The portable a/2 mod p (reference for the assembly, and non-x86 path).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+pub(crate) fn half_portable(a: &Limbs) -> Limbs {
+    let m = crate::arith::mask_from_bit(a[0] & 1);
+    let (s0, c) = adc(a[0], P[0] & m, 0);
+    let (s1, c) = adc(a[1], P[1] & m, c);
+    let (s2, c) = adc(a[2], P[2] & m, c);
+    let (s3, c) = adc(a[3], P[3] & m, c);
+    [(s0 >> 1) | (s1 << 63), (s1 >> 1) | (s2 << 63), (s2 >> 1) | (s3 << 63), (s3 >> 1) | (c << 63)]
+}
+
+/// Addition, subtraction and halving mod p in x86-64 assembly (base
+/// instruction set only). Every selection is a CMOV or a mask from SBB/NEG,
+/// so there is no branch and no value-dependent address: constant time by
+/// construction (and checked by scripts/ctime.sh). The first operand and
+/// the result stay in registers; the second operand is read from memory.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod addsub {
+    use super::P;
+    use crate::arith::Limbs;
+
+    /// (a + b) mod p for a, b < p: the 257-bit sum, minus p unless that
+    /// borrows.
+    #[inline(always)]
+    pub(crate) fn add(a: &Limbs, b: &Limbs) -> Limbs {
+        let [mut r0, mut r1, mut r2, mut r3] = *a;
+        // SAFETY: reads the 32 bytes of `b`; every register written is an
+        // operand; no stack use; flags clobbered (no preserves_flags).
+        unsafe {
+            core::arch::asm!(
+                "xor {c:e}, {c:e}",
+                "add {r0}, [{b}]",
+                "adc {r1}, [{b} + 8]",
+                "adc {r2}, [{b} + 16]",
+                "adc {r3}, [{b} + 24]",
+                "adc {c}, 0",
+                "mov {t0}, {r0}",
+                "mov {t1}, {r1}",
+                "mov {t2}, {r2}",
+                "mov {t3}, {r3}",
+                "sub {t0}, -1",
+                "sbb {t1}, {p1}",
+                "sbb {t2}, -1",
+                "sbb {t3}, {p3}",
+                "sbb {c}, 0",
+                // No borrow: the sum was ≥ p, take the difference.
+                "cmovnc {r0}, {t0}",
+                "cmovnc {r1}, {t1}",
+                "cmovnc {r2}, {t2}",
+                "cmovnc {r3}, {t3}",
+                r0 = inout(reg) r0,
+                r1 = inout(reg) r1,
+                r2 = inout(reg) r2,
+                r3 = inout(reg) r3,
+                b = in(reg) b.as_ptr(),
+                p1 = in(reg) P[1],
+                p3 = in(reg) P[3],
+                c = out(reg) _,
+                t0 = out(reg) _,
+                t1 = out(reg) _,
+                t2 = out(reg) _,
+                t3 = out(reg) _,
+                options(pure, readonly, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
+    }
+
+    /// (a − b) mod p for a, b < p: the difference, plus p masked by the
+    /// borrow. p = (−1, m·2^32, −1, m with bit 32 clear) for the all-ones
+    /// mask m, so the masked p needs no constants.
+    #[inline(always)]
+    pub(crate) fn sub(a: &Limbs, b: &Limbs) -> Limbs {
+        let [mut r0, mut r1, mut r2, mut r3] = *a;
+        // SAFETY: as in `add`.
+        unsafe {
+            core::arch::asm!(
+                "xor {m:e}, {m:e}",
+                "sub {r0}, [{b}]",
+                "sbb {r1}, [{b} + 8]",
+                "sbb {r2}, [{b} + 16]",
+                "sbb {r3}, [{b} + 24]",
+                "sbb {m}, 0",
+                "mov {t1}, {m}",
+                "shl {t1}, 32",
+                "mov {t3}, {m}",
+                "btr {t3}, 32",
+                "add {r0}, {m}",
+                "adc {r1}, {t1}",
+                "adc {r2}, {m}",
+                "adc {r3}, {t3}",
+                r0 = inout(reg) r0,
+                r1 = inout(reg) r1,
+                r2 = inout(reg) r2,
+                r3 = inout(reg) r3,
+                b = in(reg) b.as_ptr(),
+                m = out(reg) _,
+                t1 = out(reg) _,
+                t3 = out(reg) _,
+                options(pure, readonly, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
+    }
+
+    /// a/2 mod p for a < p: a + (p masked by a's low bit), 257 bits,
+    /// shifted right by one.
+    #[inline(always)]
+    pub(crate) fn half(a: &Limbs) -> Limbs {
+        let [mut r0, mut r1, mut r2, mut r3] = *a;
+        // SAFETY: registers only; every register written is an operand; no
+        // stack use; flags clobbered.
+        unsafe {
+            core::arch::asm!(
+                "xor {c:e}, {c:e}",
+                "mov {m}, {r0}",
+                "and {m}, 1",
+                "neg {m}",
+                "mov {t1}, {m}",
+                "shl {t1}, 32",
+                "mov {t3}, {m}",
+                "btr {t3}, 32",
+                "add {r0}, {m}",
+                "adc {r1}, {t1}",
+                "adc {r2}, {m}",
+                "adc {r3}, {t3}",
+                "adc {c}, 0",
+                "shrd {r0}, {r1}, 1",
+                "shrd {r1}, {r2}, 1",
+                "shrd {r2}, {r3}, 1",
+                "shrd {r3}, {c}, 1",
+                r0 = inout(reg) r0,
+                r1 = inout(reg) r1,
+                r2 = inout(reg) r2,
+                r3 = inout(reg) r3,
+                c = out(reg) _,
+                m = out(reg) _,
+                t1 = out(reg) _,
+                t3 = out(reg) _,
+                options(pure, nomem, nostack),
+            );
+        }
+        [r0, r1, r2, r3]
     }
 }
 
@@ -507,6 +775,66 @@ mod tests {
                 // SAFETY: as above.
                 let got = unsafe { adx::mont_mul(a, b) };
                 assert_eq!(got, mont_mul_portable(a, b), "{a:x?} · {b:x?}");
+            }
+        }
+    }
+
+    /// Values below p: every edge value reduced, and random ones.
+    fn reduced_values(count: usize, seed: u64) -> Vec<Limbs> {
+        let mut vals: Vec<Limbs> = edge_values().iter().map(|v| crate::arith::reduce_once(v, &P)).collect();
+        vals.extend(random_values(count, seed).iter().map(|v| crate::arith::reduce_once(v, &P)));
+        vals
+    }
+
+    /// The assembly add/sub/half against the generic Rust code (add_mod,
+    /// sub_mod) and an independent check of halving (2·(a/2) = a).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn asm_add_sub_half_match_portable() {
+        let vals = reduced_values(400, 4);
+        for (i, a) in vals.iter().enumerate() {
+            let partners: Vec<&Limbs> =
+                if i < 16 { vals.iter().collect() } else { vals.iter().skip(i % 31).step_by(31).collect() };
+            for b in partners {
+                assert_eq!(addsub::add(a, b), crate::arith::add_mod(a, b, &P), "{a:x?} + {b:x?}");
+                assert_eq!(addsub::sub(a, b), crate::arith::sub_mod(a, b, &P), "{a:x?} - {b:x?}");
+            }
+            let h = addsub::half(a);
+            assert_eq!(h, half_portable(a), "half {a:x?}");
+            assert_eq!(crate::arith::lt(&h, &P), 1);
+            assert_eq!(crate::arith::add_mod(&h, &h, &P), *a, "2·(a/2) for {a:x?}");
+        }
+    }
+
+    #[test]
+    fn portable_half_doubles_back() {
+        for a in reduced_values(200, 5) {
+            let h = half_portable(&a);
+            assert_eq!(crate::arith::lt(&h, &P), 1);
+            assert_eq!(crate::arith::add_mod(&h, &h, &P), a);
+        }
+    }
+
+    /// The inversion chain with either multiplication path, against the
+    /// generic Fermat power x^(p−2) (4-bit window) and x·x⁻¹ = 1.
+    #[test]
+    fn invert_paths_match_fermat() {
+        let mut vals = reduced_values(50, 6);
+        vals.push([0; 4]);
+        for a in vals {
+            let x = Fp::from_mont_limbs(a);
+            let want = x.pow_public_exp(&<Sm2P as Modulus>::M_MINUS_2);
+            assert_eq!(*invert_with(PortableMul, &x).mont_limbs(), *want.mont_limbs());
+            // The library's inversion (safegcd) too, and mod n.
+            assert_eq!(*x.invert().mont_limbs(), *want.mont_limbs());
+            let y = Fn::from_limbs_reduce(&a);
+            assert_eq!(*y.invert().mont_limbs(), *y.pow_public_exp(&<Sm2N as Modulus>::M_MINUS_2).mont_limbs());
+            #[cfg(target_arch = "x86_64")]
+            if let Some(b) = AdxMul::get() {
+                assert_eq!(*invert_with(b, &x).mont_limbs(), *want.mont_limbs());
+            }
+            if !bool::from(x.is_zero()) {
+                assert_eq!(x.invert().mul(&x).to_canonical(), [1, 0, 0, 0]);
             }
         }
     }

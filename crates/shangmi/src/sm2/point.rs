@@ -6,7 +6,7 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::field::{sqrt_vartime, Fp, B_BYTES, GX_BYTES, GY_BYTES};
+use super::field::{fp_half, sqrt_vartime, with_fp_mul, Fp, FpMul, B_BYTES, GX_BYTES, GY_BYTES};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
@@ -128,38 +128,12 @@ impl Jacobian {
         self.z.is_zero()
     }
 
-    /// 2·P with a = −3 (dbl-2001-b: 3M + 5S). Infinity maps to infinity.
+    /// 2·P with a = −3 (4M + 4S, the ecp_nistz256 arrangement: Z3 = 2Y·Z
+    /// and 8Y⁴ = (4Y²)²/2 save the additions of dbl-2001-b's 3M + 5S).
+    /// Infinity maps to infinity.
     #[inline]
     pub fn double(&self) -> Jacobian {
-        let delta = self.z.square();
-        let gamma = self.y.square();
-        let beta = self.x.mul(&gamma);
-        let t = self.x.sub(&delta).mul(&self.x.add(&delta));
-        let alpha = t.double().add(&t);
-        let beta4 = beta.double().double();
-        let x3 = alpha.square().sub(&beta4.double());
-        let z3 = self.y.add(&self.z).square().sub(&gamma).sub(&delta);
-        let g2 = gamma.square();
-        let y3 = alpha.mul(&beta4.sub(&x3)).sub(&g2.double().double().double());
-        Jacobian { x: x3, y: y3, z: z3 }
-    }
-
-    /// Mixed addition core (8M + 3S): returns the sum and the flags
-    /// (H == 0, R == 0) signalling P == ±Q. Garbage when self is infinity.
-    #[inline(always)]
-    fn add_mixed_raw(&self, q: &Affine) -> (Jacobian, Choice, Choice) {
-        let z1z1 = self.z.square();
-        let u2 = q.x.mul(&z1z1);
-        let s2 = q.y.mul(&self.z).mul(&z1z1);
-        let h = u2.sub(&self.x);
-        let r = s2.sub(&self.y);
-        let hh = h.square();
-        let hhh = h.mul(&hh);
-        let v = self.x.mul(&hh);
-        let x3 = r.square().sub(&hhh).sub(&v.double());
-        let y3 = r.mul(&v.sub(&x3)).sub(&self.y.mul(&hhh));
-        let z3 = self.z.mul(&h);
-        (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
+        with_fp_mul!(|b| double_with(b, self))
     }
 
     /// self + q in constant time, where q is ignored (treated as infinity)
@@ -168,48 +142,14 @@ impl Jacobian {
     /// case the doubling is computed too and selected.
     #[inline(always)]
     pub fn add_mixed_ct(&self, q: &Affine, q_is_zero: Choice, complete: bool) -> Jacobian {
-        let (mut sum, h0, r0) = self.add_mixed_raw(q);
-        if complete {
-            let dbl = q.to_jacobian().double();
-            sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !self.is_infinity());
-        }
-        let sum = Jacobian::conditional_select(&sum, &q.to_jacobian(), self.is_infinity());
-        Jacobian::conditional_select(&sum, self, q_is_zero)
-    }
-
-    /// Full Jacobian addition core (12M + 4S) with the (H == 0, R == 0) flags.
-    #[inline(always)]
-    fn add_raw(&self, q: &Jacobian) -> (Jacobian, Choice, Choice) {
-        let z1z1 = self.z.square();
-        let z2z2 = q.z.square();
-        let u1 = self.x.mul(&z2z2);
-        let u2 = q.x.mul(&z1z1);
-        let s1 = self.y.mul(&q.z).mul(&z2z2);
-        let s2 = q.y.mul(&self.z).mul(&z1z1);
-        let h = u2.sub(&u1);
-        let r = s2.sub(&s1);
-        let hh = h.square();
-        let hhh = h.mul(&hh);
-        let v = u1.mul(&hh);
-        let x3 = r.square().sub(&hhh).sub(&v.double());
-        let y3 = r.mul(&v.sub(&x3)).sub(&s1.mul(&hhh));
-        let z3 = self.z.mul(&q.z).mul(&h);
-        (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
+        with_fp_mul!(|b| add_mixed_ct_with(b, self, q, q_is_zero, complete))
     }
 
     /// self + q in constant time, handling either operand at infinity; the
     /// doubling case only when `complete` (see [`Self::add_mixed_ct`]).
     #[inline(always)]
     pub fn add_ct(&self, q: &Jacobian, complete: bool) -> Jacobian {
-        let (mut sum, h0, r0) = self.add_raw(q);
-        let p_inf = self.is_infinity();
-        let q_inf = q.is_infinity();
-        if complete {
-            let dbl = self.double();
-            sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !p_inf & !q_inf);
-        }
-        let sum = Jacobian::conditional_select(&sum, q, p_inf);
-        Jacobian::conditional_select(&sum, self, q_inf)
+        with_fp_mul!(|b| add_ct_with(b, self, q, complete))
     }
 
     /// self + q for public points, every case handled by branching.
@@ -220,7 +160,7 @@ impl Jacobian {
         if bool::from(q.is_infinity()) {
             return *self;
         }
-        let (sum, h0, r0) = self.add_raw(q);
+        let (sum, h0, r0) = with_fp_mul!(|b| add_raw(b, self, q));
         if bool::from(h0) {
             return if bool::from(r0) { self.double() } else { Jacobian::INFINITY };
         }
@@ -232,7 +172,7 @@ impl Jacobian {
         if bool::from(self.is_infinity()) {
             return q.to_jacobian();
         }
-        let (sum, h0, r0) = self.add_mixed_raw(q);
+        let (sum, h0, r0) = with_fp_mul!(|b| add_mixed_raw(b, self, q));
         if bool::from(h0) {
             return if bool::from(r0) { q.to_jacobian().double() } else { Jacobian::INFINITY };
         }
@@ -256,6 +196,94 @@ impl Jacobian {
         let zi2 = zi.square();
         Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }
     }
+
+    /// [`Self::to_affine`] for a public point (variable-time inversion).
+    pub fn to_affine_vartime(&self) -> Affine {
+        let zi = self.z.invert_vartime();
+        let zi2 = zi.square();
+        Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }
+    }
+}
+
+/// 2·p (see [`Jacobian::double`]): with S = 4XY² and M = 3(X − Z²)(X + Z²),
+/// X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴, Z3 = 2YZ.
+#[inline]
+pub fn double_with<B: FpMul>(b: B, p: &Jacobian) -> Jacobian {
+    let ys = p.y.double(); // 2Y
+    let zz = b.sqr(&p.z); // Z²
+    let ys2 = b.sqr(&ys); // 4Y²
+    let z3 = b.mul(&ys, &p.z); // 2YZ
+    let m = b.mul(&p.x.add(&zz), &p.x.sub(&zz));
+    let m = m.double().add(&m); // 3(X² − Z⁴)
+    let s = b.mul(&ys2, &p.x); // 4XY²
+    let y8 = fp_half(&b.sqr(&ys2)); // 8Y⁴
+    let x3 = b.sqr(&m).sub(&s.double());
+    let y3 = b.mul(&m, &s.sub(&x3)).sub(&y8);
+    Jacobian { x: x3, y: y3, z: z3 }
+}
+
+/// Mixed addition core (8M + 3S): returns the sum and the flags
+/// (H == 0, R == 0) signalling P == ±Q. Garbage when p is infinity.
+#[inline(always)]
+fn add_mixed_raw<B: FpMul>(b: B, p: &Jacobian, q: &Affine) -> (Jacobian, Choice, Choice) {
+    let z1z1 = b.sqr(&p.z);
+    let u2 = b.mul(&q.x, &z1z1);
+    let s2 = b.mul(&q.y, &b.mul(&p.z, &z1z1));
+    let h = u2.sub(&p.x);
+    let r = s2.sub(&p.y);
+    let hh = b.sqr(&h);
+    let hhh = b.mul(&h, &hh);
+    let v = b.mul(&p.x, &hh);
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
+    let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&p.y, &hhh));
+    let z3 = b.mul(&p.z, &h);
+    (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
+}
+
+/// See [`Jacobian::add_mixed_ct`].
+#[inline]
+pub fn add_mixed_ct_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine, q_is_zero: Choice, complete: bool) -> Jacobian {
+    let (mut sum, h0, r0) = add_mixed_raw(b, p, q);
+    if complete {
+        let dbl = double_with(b, &q.to_jacobian());
+        sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !p.is_infinity());
+    }
+    let sum = Jacobian::conditional_select(&sum, &q.to_jacobian(), p.is_infinity());
+    Jacobian::conditional_select(&sum, p, q_is_zero)
+}
+
+/// Full Jacobian addition core (12M + 4S) with the (H == 0, R == 0) flags.
+#[inline(always)]
+fn add_raw<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Choice, Choice) {
+    let z1z1 = b.sqr(&p.z);
+    let z2z2 = b.sqr(&q.z);
+    let u1 = b.mul(&p.x, &z2z2);
+    let u2 = b.mul(&q.x, &z1z1);
+    let s1 = b.mul(&p.y, &b.mul(&q.z, &z2z2));
+    let s2 = b.mul(&q.y, &b.mul(&p.z, &z1z1));
+    let h = u2.sub(&u1);
+    let r = s2.sub(&s1);
+    let hh = b.sqr(&h);
+    let hhh = b.mul(&h, &hh);
+    let v = b.mul(&u1, &hh);
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
+    let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&s1, &hhh));
+    let z3 = b.mul(&b.mul(&p.z, &q.z), &h);
+    (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
+}
+
+/// See [`Jacobian::add_ct`].
+#[inline]
+pub fn add_ct_with<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian, complete: bool) -> Jacobian {
+    let (mut sum, h0, r0) = add_raw(b, p, q);
+    let p_inf = p.is_infinity();
+    let q_inf = q.is_infinity();
+    if complete {
+        let dbl = double_with(b, p);
+        sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !p_inf & !q_inf);
+    }
+    let sum = Jacobian::conditional_select(&sum, q, p_inf);
+    Jacobian::conditional_select(&sum, p, q_inf)
 }
 
 /// Converts many Jacobian points to affine with one inversion (points at
@@ -263,6 +291,18 @@ impl Jacobian {
 pub fn batch_to_affine(points: &[Jacobian]) -> Vec<Affine> {
     let mut zs: Vec<Fp> = points.iter().map(|p| p.z).collect();
     crate::arith::batch_invert(&mut zs);
+    finish_batch(points, &zs)
+}
+
+/// [`batch_to_affine`] for public points (variable-time inversion).
+pub fn batch_to_affine_vartime(points: &[Jacobian]) -> Vec<Affine> {
+    let mut zs: Vec<Fp> = points.iter().map(|p| p.z).collect();
+    crate::arith::batch_invert_vartime(&mut zs);
+    finish_batch(points, &zs)
+}
+
+/// (X·Z⁻², Y·Z⁻³) given the inverses.
+fn finish_batch(points: &[Jacobian], zs: &[Fp]) -> Vec<Affine> {
     points
         .iter()
         .zip(zs.iter())
@@ -271,4 +311,117 @@ pub fn batch_to_affine(points: &[Jacobian]) -> Vec<Affine> {
             Affine { x: p.x.mul(&zi2), y: p.y.mul(&zi2).mul(zi) }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sm2::field::PortableMul;
+
+    /// Affine addition/doubling from the textbook formulas (slopes with
+    /// one inversion each): an independent reference for the Jacobian code.
+    fn affine_add(p: &Affine, q: &Affine) -> Option<Affine> {
+        let three = Fp::ONE.double().add(&Fp::ONE);
+        let lambda = if bool::from(p.x.ct_eq(&q.x)) {
+            if !bool::from(p.y.ct_eq(&q.y)) || bool::from(p.y.is_zero()) {
+                return None;
+            }
+            p.x.square().mul(&three).sub(&three).mul(&p.y.double().invert())
+        } else {
+            q.y.sub(&p.y).mul(&q.x.sub(&p.x).invert())
+        };
+        let x = lambda.square().sub(&p.x).sub(&q.x);
+        let y = lambda.mul(&p.x.sub(&x)).sub(&p.y);
+        Some(Affine { x, y })
+    }
+
+    fn same(a: &Affine, b: &Jacobian) -> bool {
+        let c = b.to_affine();
+        bool::from(a.x.ct_eq(&c.x) & a.y.ct_eq(&c.y))
+    }
+
+    /// Some points with Z ≠ 1: multiples of G (Jacobian, from doublings and
+    /// additions), paired with their affine forms.
+    fn points() -> Vec<(Affine, Jacobian)> {
+        let g = Affine::generator();
+        let mut out = vec![(g, g.to_jacobian())];
+        let mut aff = g;
+        let mut jac = g.to_jacobian();
+        for i in 0..24 {
+            // Alternate doubling and adding G, checking as we go.
+            if i % 2 == 0 {
+                aff = affine_add(&aff, &aff).unwrap();
+                jac = jac.double();
+            } else {
+                aff = affine_add(&aff, &g).unwrap();
+                jac = jac.add_mixed_vartime(&g);
+            }
+            assert!(same(&aff, &jac), "step {i}");
+            out.push((aff, jac));
+        }
+        out
+    }
+
+    #[test]
+    fn double_and_adds_match_affine_reference() {
+        let pts = points();
+        for (i, (pa, pj)) in pts.iter().enumerate() {
+            assert!(same(&affine_add(pa, pa).unwrap(), &pj.double()));
+            assert!(same(&affine_add(pa, pa).unwrap(), &double_with(PortableMul, pj)));
+            let (qa, qj) = &pts[(i * 7 + 3) % pts.len()];
+            if let Some(sum) = affine_add(pa, qa) {
+                assert!(same(&sum, &pj.add_ct(qj, true)));
+                assert!(same(&sum, &pj.add_vartime(qj)));
+                assert!(same(&sum, &pj.add_mixed_ct(qa, Choice::from(0), true)));
+                assert!(same(&sum, &add_ct_with(PortableMul, pj, qj, true)));
+                assert!(same(&sum, &add_mixed_ct_with(PortableMul, pj, qa, Choice::from(0), true)));
+            }
+            // P + P through the complete additions, and P + (−P) = O.
+            assert!(same(&affine_add(pa, pa).unwrap(), &pj.add_ct(pj, true)));
+            assert!(same(&affine_add(pa, pa).unwrap(), &pj.add_mixed_ct(pa, Choice::from(0), true)));
+            assert!(bool::from(pj.add_ct(&pj.neg(), true).is_infinity()));
+            // Infinity on either side, and q ignored.
+            assert!(same(pa, &Jacobian::INFINITY.add_mixed_ct(pa, Choice::from(0), false)));
+            assert!(same(pa, &pj.add_mixed_ct(qa, Choice::from(1), false)));
+            assert!(same(pa, &Jacobian::INFINITY.add_ct(pj, false)));
+            assert!(same(pa, &pj.add_ct(&Jacobian::INFINITY, false)));
+        }
+        assert!(bool::from(Jacobian::INFINITY.double().is_infinity()));
+        // The variable-time conversions give the same affine points (the
+        // affine reference, the constant-time batch and single ones).
+        let jacs: Vec<Jacobian> = pts.iter().map(|(_, j)| *j).collect();
+        let vt = batch_to_affine_vartime(&jacs);
+        let ct = batch_to_affine(&jacs);
+        for i in 0..pts.len() {
+            let (want, j) = &pts[i];
+            let one = j.to_affine_vartime();
+            for got in [&vt[i], &ct[i], &one] {
+                assert!(bool::from(got.x.ct_eq(&want.x) & got.y.ct_eq(&want.y)), "point {i}");
+            }
+        }
+    }
+
+    /// Both multiplication paths give identical coordinates.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn paths_agree_bit_for_bit() {
+        let Some(adx) = crate::sm2::field::AdxMul::get() else {
+            eprintln!("no BMI2+ADX: nothing to compare");
+            return;
+        };
+        let pts = points();
+        let eq = |a: &Jacobian, b: &Jacobian| {
+            a.x.mont_limbs() == b.x.mont_limbs()
+                && a.y.mont_limbs() == b.y.mont_limbs()
+                && a.z.mont_limbs() == b.z.mont_limbs()
+        };
+        for (i, (pa, pj)) in pts.iter().enumerate() {
+            let (qa, qj) = &pts[(i * 5 + 1) % pts.len()];
+            assert!(eq(&double_with(adx, pj), &double_with(PortableMul, pj)));
+            assert!(eq(&add_ct_with(adx, pj, qj, true), &add_ct_with(PortableMul, pj, qj, true)));
+            let z = Choice::from(0);
+            assert!(eq(&add_mixed_ct_with(adx, pj, qa, z, true), &add_mixed_ct_with(PortableMul, pj, qa, z, true)));
+            let _ = pa;
+        }
+    }
 }
