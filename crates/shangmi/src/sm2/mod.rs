@@ -504,8 +504,7 @@ impl PrivateKey {
         loop {
             let k = random_scalar(&[&d_bytes[..], e])?;
             let kl = Zeroizing::new(k.to_canonical());
-            let p = mul::mul_g_ct(&kl).to_affine();
-            let x1 = Fn::from_limbs_reduce(&p.x.to_canonical());
+            let x1 = Fn::from_limbs_reduce(&mul::x_affine_ct(&mul::mul_g_ct(&kl)).to_canonical());
             if let Some(sig) = self.sign_finish(e, &k, &x1) {
                 return Ok(sig);
             }
