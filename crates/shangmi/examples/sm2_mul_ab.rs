@@ -126,6 +126,72 @@ fn main() {
         group("k·G comb width (with the x-only inversion, as signing runs it)", rounds, 50, vs);
     }
 
+    if only.is_empty() || only == "sign" {
+        // Where a signature's time goes (not alternatives: parts of one).
+        let key = shangmi::sm2::PrivateKey::generate().unwrap();
+        let e = [7u8; 32];
+        let (k1, k2) = (&ks, &ks);
+        let (mut n1, mut n2) = (next, next);
+        group(
+            "sign_digest and its parts",
+            rounds,
+            50,
+            vec![
+                (
+                    "sign_digest (whole)",
+                    Box::new(move || {
+                        black_box(key.sign_digest(&e).unwrap());
+                    }),
+                ),
+                (
+                    "k·G + x-only inversion",
+                    Box::new(move || {
+                        black_box(mul::x_affine_ct(&mul::mul_g_ct(&k1[n1()])));
+                    }),
+                ),
+                (
+                    "k·G alone",
+                    Box::new(move || {
+                        black_box(mul::mul_g_ct(&k2[n2()]));
+                    }),
+                ),
+                (
+                    "OS random, 32 bytes",
+                    Box::new(|| {
+                        let mut b = [0u8; 32];
+                        shangmi::rand::fill(&mut b).unwrap();
+                        black_box(b);
+                    }),
+                ),
+                (
+                    "SM3-KDF 96 B -> 64 B (nonce derivation)",
+                    Box::new(|| {
+                        let mut out = [0u8; 64];
+                        shangmi::sm3::kdf_into(&[&[1u8; 32], &[2u8; 32], &[3u8; 32]], &mut out);
+                        black_box(out);
+                    }),
+                ),
+            ],
+        );
+    }
+
+    if only.is_empty() || only == "prep" {
+        let tabs: Vec<CombTable> = [5usize, 6].iter().map(|&w| CombTable::new_vartime(&p, w)).collect();
+        let names = ["prepared k·P: comb w=5 (52 KiB)", "prepared k·P: comb w=6 (86 KiB)"];
+        let mut vs: Vec<Variant> = Vec::new();
+        for (t, name) in tabs.iter().zip(names) {
+            let ks = &ks;
+            let mut n = next;
+            vs.push((
+                name,
+                Box::new(move || {
+                    black_box(t.mul_ct(&ks[n()]));
+                }),
+            ));
+        }
+        group("prepared key's comb width (encrypt's k·P)", rounds, 50, vs);
+    }
+
     if only.is_empty() || only == "inv" {
         let zs: Vec<Fp> = ks.iter().map(|k| mul::mul_g_ct(k).z).collect();
         let (z1, z2) = (zs.clone(), zs.clone());
