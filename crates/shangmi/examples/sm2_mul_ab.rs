@@ -175,6 +175,33 @@ fn main() {
         );
     }
 
+    if only.is_empty() || only == "batch" {
+        let key = shangmi::sm2::PrivateKey::generate().unwrap();
+        let es: Vec<[u8; 32]> = (0..64u8).map(|i| [i; 32]).collect();
+        let (key1, key2, es1, es2) = (&key, &key, &es, &es);
+        group(
+            "64 signatures on one thread (sign_many's chunk)",
+            rounds / 4 + 1,
+            1,
+            vec![
+                (
+                    "64 × sign_digest",
+                    Box::new(move || {
+                        for e in es1 {
+                            black_box(key1.sign_digest(e).unwrap());
+                        }
+                    }),
+                ),
+                (
+                    "sign_digests (one shared inversion)",
+                    Box::new(move || {
+                        black_box(key2.sign_digests(es2).unwrap());
+                    }),
+                ),
+            ],
+        );
+    }
+
     if only.is_empty() || only == "prep" {
         let tabs: Vec<CombTable> = [5usize, 6].iter().map(|&w| CombTable::new_vartime(&p, w)).collect();
         let names = ["prepared k·P: comb w=5 (52 KiB)", "prepared k·P: comb w=6 (86 KiB)"];

@@ -57,3 +57,21 @@ fn round_trips_plain_and_prepared() {
         }
     }
 }
+
+#[test]
+fn sign_many_shares_one_inversion_and_verifies() {
+    let key = PrivateKey::generate().unwrap();
+    // More than one batch, and a partial last one.
+    let msgs: Vec<Vec<u8>> = (0..150u32).map(|i| format!("message {i}").into_bytes()).collect();
+    let refs: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
+    for uid in [DEFAULT_UID, b"bob".as_slice()] {
+        let sigs = shangmi::sm2::sign_many(&key, &refs, uid).unwrap();
+        assert_eq!(sigs.len(), msgs.len());
+        for (m, s) in msgs.iter().zip(&sigs) {
+            key.public_key().verify(m, uid, s).unwrap();
+        }
+        // Each signature belongs to its own message.
+        assert!(key.public_key().verify(&msgs[1], uid, &sigs[0]).is_err());
+    }
+    assert!(shangmi::sm2::sign_many(&key, &[], DEFAULT_UID).unwrap().is_empty());
+}
