@@ -175,6 +175,34 @@ fn main() {
         );
     }
 
+    if only.is_empty() || only == "e2e" {
+        // Whole operations with the scan switched: the AVX-512VL scan's
+        // end-to-end effect, in one process.
+        let key = shangmi::sm2::PrivateKey::generate().unwrap();
+        let ppk = key.public_key().prepare();
+        let ct = key.public_key().encrypt(b"thirty-two bytes of plaintext...").unwrap();
+        let e = [7u8; 32];
+        for (title, op) in [("sign_digest", 0u8), ("encrypt 32 B (prepared key)", 1), ("decrypt 32 B", 2)] {
+            let mut vs: Vec<Variant> = Vec::new();
+            for (name, kind) in [("AVX-512VL scan", 3u8), ("AVX2 scan", 2)] {
+                let (key, ppk, ct) = (&key, &ppk, &ct);
+                vs.push((
+                    name,
+                    Box::new(move || {
+                        mul::set_scan_kind(kind);
+                        match op {
+                            0 => drop(black_box(key.sign_digest(&e).unwrap())),
+                            1 => drop(black_box(ppk.encrypt(b"thirty-two bytes of plaintext...").unwrap())),
+                            _ => drop(black_box(key.decrypt(ct).unwrap())),
+                        }
+                    }),
+                ));
+            }
+            group(title, rounds, if op == 2 { 10 } else { 40 }, vs);
+        }
+        mul::set_scan_kind(0);
+    }
+
     if only.is_empty() || only == "batch" {
         let key = shangmi::sm2::PrivateKey::generate().unwrap();
         let es: Vec<[u8; 32]> = (0..64u8).map(|i| [i; 32]).collect();
