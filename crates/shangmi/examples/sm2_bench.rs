@@ -1,5 +1,10 @@
 //! Rust-level SM2 timings: `cargo run --release -p shangmi --example sm2_bench [rounds]`.
 //!
+//! `sm2_bench NAME [iters]` runs only the operations whose name starts with
+//! NAME, `iters` times (default: the batch size), for instruction counts:
+//! `valgrind --tool=callgrind` of NAME with iters = N minus iters = 0 is N
+//! operations' worth (setup and the G table excluded).
+//!
 //! Each operation runs in short batches, rounds interleaved (A, B, C, ... A,
 //! B, C, ...) so machine noise hits them alike; prints min and median µs per
 //! operation. Compare with `openssl speed -seconds 3 ecdsap256` run in the
@@ -13,6 +18,7 @@ fn main() {
     let arg = std::env::args().nth(1).unwrap_or_default();
     let rounds: usize = arg.parse().unwrap_or(7);
     let only = if arg.parse::<usize>().is_err() && !arg.is_empty() { Some(arg) } else { None };
+    let only_iters: Option<usize> = std::env::args().nth(2).and_then(|a| a.parse().ok());
     let key = PrivateKey::generate().unwrap();
     let pk = key.public_key().clone();
     let ppk = pk.prepare();
@@ -20,8 +26,14 @@ fn main() {
     let sig = key.sign(msg, DEFAULT_UID).unwrap();
     let pt = [0x5au8; 32];
     let ct: Ciphertext = pk.encrypt(&pt).unwrap();
-    // Enough one-time points for every timed pool-hit sign (filled untimed).
-    let pool = SignaturePool::new(400 * rounds + 1).unwrap();
+    // Enough one-time points for every timed pool-hit sign (filled untimed;
+    // only when that operation runs).
+    let pool_size = match &only {
+        None => 400 * rounds + 1,
+        Some(o) if "sign with pool hit".starts_with(o.as_str()) => only_iters.unwrap_or(400) + 1,
+        Some(_) => 0,
+    };
+    let pool = SignaturePool::new(pool_size).unwrap();
     let d = key.to_bytes();
     let e = pk.z(DEFAULT_UID).unwrap();
 
@@ -83,10 +95,11 @@ fn main() {
         // One operation only, e.g. for `valgrind --tool=callgrind` instruction counts.
         for (name, iters, f) in ops.iter_mut() {
             if name.starts_with(only.as_str()) {
-                for _ in 0..*iters {
+                let n = only_iters.unwrap_or(*iters);
+                for _ in 0..n {
                     f();
                 }
-                println!("ran {iters} × {name}");
+                println!("ran {n} × {name}");
             }
         }
         return;

@@ -31,7 +31,8 @@ fn main() {
     let sig2 = key.sign_digest(&e).expect("sign digest");
     let pool = SignaturePool::new(3).expect("pool");
     let sig3 = key.sign_with_pool(b"pooled", DEFAULT_UID, &pool).expect("pool sign");
-    for s in [&sig, &sig2, &sig3] {
+    let many = shangmi::sm2::sign_many(&key, &[b"one".as_slice(), b"two", b"three"], DEFAULT_UID).expect("sign_many");
+    for s in [&sig, &sig2, &sig3].into_iter().chain(many.iter()) {
         declassify(s);
     }
     key.public_key().verify(b"constant-time check", DEFAULT_UID, &sig).expect("verify");

@@ -2,13 +2,19 @@
 //!
 //! * k·G, constant time: a comb of 37 sub-tables of 64 affine points
 //!   (j·2^(7i)·G, j = 1..64) with signed 7-bit digits: 37 mixed additions,
-//!   no doublings; every lookup scans its whole sub-table with masks.
-//! * k·P, constant time: signed 5-bit fixed windows (52 windows), a 16-entry
-//!   Jacobian table of P's multiples scanned with masks; or, for a prepared
-//!   key, the same comb as G's with 5-bit digits (52 sub-tables of 16 points,
-//!   52 mixed additions, no doublings).
-//! * s·G + t·P, variable time (verification only): s·G from G's comb with
-//!   direct indexing, t·P by w=5 wNAF (or the prepared comb), then one add.
+//!   no doublings; every lookup scans its whole sub-table with masks
+//!   (AVX-512VL k-mask merges, else AVX2 and/or, else portable and/or).
+//!   Width 7 measured best: w = 6 (43 additions, 32-entry scans) and w = 8
+//!   (33 additions, 128-entry scans) were both 4% slower.
+//! * k·P, constant time: signed 5-bit fixed windows (52 windows, 255
+//!   doublings, 52 mixed additions), an affine 16-entry table of P's
+//!   multiples scanned like the combs; or, for a prepared key, a comb with
+//!   6-bit digits (43 sub-tables of 32 points, 43 mixed additions, no
+//!   doublings).
+//! * s·G + t·P, variable time (verification only): one chain of 256
+//!   doublings with t's w=5 wNAF over P's odd multiples and s's w=10 wNAF
+//!   over a static table of G's; with a prepared key, both combs (direct
+//!   indexing) and one addition.
 //!
 //! Exceptional cases of the incomplete addition formulas: in the comb the
 //! accumulator before window i is (Σ_{j<i} d_j 2^(wj))·B with |Σ| < 2^(wi),
@@ -68,10 +74,13 @@ fn eq_mask(a: u64, b: u64) -> u64 {
     crate::arith::mask_from_bit((a ^ b).wrapping_sub(1) >> 63)
 }
 
+/// Most entries a constant-time scan covers (a w = 8 comb sub-table).
+const MAX_SCAN: usize = 128;
+
 /// OR of the entries selected by the masks (each 0 or 1): the constant-time
 /// scan. Plain and/or over every entry; with AVX2 it runs 4 limbs at a time.
 #[inline(always)]
-fn scan_portable(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
+fn scan_portable(entries: &[Affine], masks: &[u64; MAX_SCAN]) -> [u64; 8] {
     let mut acc = [0u64; 8];
     for (e, m) in entries.iter().zip(masks.iter()) {
         let m = m.wrapping_neg();
@@ -87,7 +96,7 @@ fn scan_portable(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
 /// ANDed with the broadcast mask and ORed into the accumulators.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
+fn scan_avx2(entries: &[Affine], masks: &[u64; MAX_SCAN]) -> [u64; 8] {
     use core::arch::x86_64::*;
     const _: () = assert!(core::mem::size_of::<Affine>() == 64);
     let mut ax = _mm256_setzero_si256();
@@ -113,15 +122,134 @@ fn scan_avx2(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
     out
 }
 
-#[inline(always)]
-fn scan(entries: &[Affine], masks: &[u64; 64]) -> [u64; 8] {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above); scan_avx2 is
-        // plain safe Rust compiled with AVX2 enabled.
-        return unsafe { scan_avx2(entries, masks) };
+/// The scan with AVX-512F + AVX-512VL: every entry loaded with plain
+/// (unmasked) 32-byte loads whatever the index; the index reaches only a
+/// vector compare (vpcmpeqq of a running counter against it, into a
+/// k-register) and register-to-register merge-masked moves (vmovdqa64
+/// ymm{k}), whose timing doesn't depend on the mask: no branch, no address
+/// depends on it, so constant time by construction. (Valgrind can't run
+/// AVX-512, so scripts/ctime.sh checks the AVX2 and portable scans, which
+/// have the same data flow with and/or in place of the masked moves.)
+///
+/// On ymm registers, not zmm: Skylake-SP lowers the core clock for a while
+/// after 512-bit instructions, which slowed the scalar field code around
+/// the scans. In-process A/B (examples/sm2_mul_ab.rs, min of 60 alternating
+/// rounds): the 37 k·G lookups take 3.3 µs with this scan, 7.0 µs with
+/// AVX2's and/or, 6.1 µs portable; a whole k·G 15.1 µs against 18.9 µs
+/// with AVX2; a zmm version of this scan made k·G 21.1 µs.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn scan_avx512vl(entries: &[Affine], abs: u64) -> [u64; 8] {
+    use core::arch::x86_64::*;
+    let want = _mm256_set1_epi64x(abs as i64);
+    let one = _mm256_set1_epi64x(1);
+    let mut j = one;
+    let mut ax = _mm256_setzero_si256();
+    let mut ay = _mm256_setzero_si256();
+    for e in entries {
+        // SAFETY: `e` is a valid 64-byte Affine; unaligned 32-byte loads of
+        // its two halves stay inside it.
+        let (x, y) = unsafe {
+            let p = e as *const Affine as *const __m256i;
+            (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
+        };
+        let k = _mm256_cmpeq_epi64_mask(j, want);
+        j = _mm256_add_epi64(j, one);
+        ax = _mm256_mask_mov_epi64(ax, k, x);
+        ay = _mm256_mask_mov_epi64(ay, k, y);
     }
-    scan_portable(entries, masks)
+    let mut out = [0u64; 8];
+    // SAFETY: `out` is 64 bytes; two unaligned 32-byte stores fill it.
+    unsafe {
+        let p = out.as_mut_ptr() as *mut __m256i;
+        _mm256_storeu_si256(p, ax);
+        _mm256_storeu_si256(p.add(1), ay);
+    }
+    out
+}
+
+/// Which scan the CPU runs: 0 = not yet detected, 1 = portable, 2 = AVX2,
+/// 3 = AVX-512F + VL. Detected once.
+static SCAN_KIND: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
+#[inline(always)]
+fn scan_kind() -> u8 {
+    match SCAN_KIND.load(core::sync::atomic::Ordering::Relaxed) {
+        0 => detect_scan(),
+        k => k,
+    }
+}
+
+#[cold]
+fn detect_scan() -> u8 {
+    #[allow(unused_mut)]
+    let mut k = 1;
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+            k = 3;
+        } else if std::arch::is_x86_feature_detected!("avx2") {
+            k = 2;
+        }
+    }
+    // Valgrind's CPUID hides AVX-512 but shows AVX2, so the constant-time
+    // harness (scripts/ctime.sh) picks the portable scan explicitly to
+    // check it too. Only in `ctime` builds, never in the library proper.
+    #[cfg(feature = "ctime")]
+    if std::env::var("SHANGMI_CTIME_SCAN").as_deref() == Ok("portable") {
+        k = 1;
+    }
+    SCAN_KIND.store(k, core::sync::atomic::Ordering::Relaxed);
+    k
+}
+
+/// Forces the table scan to `kind` (1 = portable, 2 = AVX2, 3 = AVX-512VL;
+/// 0 = detect again), capped at what the CPU has, for tests and the A/B
+/// example: every kind computes the same result, so this changes speed
+/// only. Returns the kind now in use.
+#[doc(hidden)]
+pub fn set_scan_kind(kind: u8) -> u8 {
+    SCAN_KIND.store(0, core::sync::atomic::Ordering::Relaxed);
+    let best = detect_scan();
+    let k = if kind == 0 { best } else { kind.min(best) };
+    SCAN_KIND.store(k, core::sync::atomic::Ordering::Relaxed);
+    k
+}
+
+/// The entry number `abs` (1-based) of `entries`, or zeros if abs = 0 (or
+/// beyond the table), scanning every entry whatever abs is.
+#[inline(always)]
+fn scan(entries: &[Affine], abs: u64) -> Affine {
+    debug_assert!(entries.len() <= MAX_SCAN);
+    let kind = scan_kind();
+    #[cfg(target_arch = "x86_64")]
+    if kind == 3 {
+        // SAFETY: the CPU has AVX-512F and VL (detected at run time).
+        return from_limbs8(unsafe { scan_avx512vl(entries, abs) });
+    }
+    // All masks first, then one barrier for the lot: the scan itself is
+    // then plain and/or over the table, which LLVM can't turn into a branch.
+    let mut masks = [0u64; MAX_SCAN];
+    for (j, m) in masks.iter_mut().enumerate().take(entries.len()) {
+        *m = ((j as u64 + 1) ^ abs).wrapping_sub(1) >> 63;
+    }
+    let masks = core::hint::black_box(masks);
+    #[cfg(target_arch = "x86_64")]
+    if kind == 2 {
+        // SAFETY: the CPU has AVX2 (detected at run time); scan_avx2 is
+        // plain safe Rust compiled with AVX2 enabled.
+        return from_limbs8(unsafe { scan_avx2(entries, &masks) });
+    }
+    let _ = kind;
+    from_limbs8(scan_portable(entries, &masks))
+}
+
+#[inline(always)]
+fn from_limbs8(acc: [u64; 8]) -> Affine {
+    Affine {
+        x: Fp::from_mont_limbs([acc[0], acc[1], acc[2], acc[3]]),
+        y: Fp::from_mont_limbs([acc[4], acc[5], acc[6], acc[7]]),
+    }
 }
 
 /// A fixed-base comb: `windows` sub-tables of 2^(w−1) affine points
@@ -137,6 +265,8 @@ pub struct CombTable {
 impl CombTable {
     /// Builds the table for a public base point (variable time, public data).
     pub fn new_vartime(base: &Affine, w: usize) -> Self {
+        // Digits fit 64 windows (w ≥ 5) and scans 128 entries (w ≤ 8).
+        assert!((5..=8).contains(&w), "comb width must be 5..=8");
         let per = 1usize << (w - 1);
         let windows = 257usize.div_ceil(w);
         let mut jac = Vec::with_capacity(windows * per);
@@ -162,19 +292,20 @@ impl CombTable {
     /// The entry |d|·2^(w·win)·B, scanning the whole sub-table; zeros if d = 0.
     #[inline(always)]
     fn lookup_ct(&self, win: usize, abs: u64) -> Affine {
-        let entries = &self.points[win * self.per..(win + 1) * self.per];
-        // All masks first, then one barrier for the lot: the scan itself is
-        // then plain and/or over the table, which LLVM vectorises.
-        let mut masks = [0u64; 64];
-        for (j, m) in masks.iter_mut().enumerate().take(self.per) {
-            *m = ((j as u64 + 1) ^ abs).wrapping_sub(1) >> 63;
+        scan(&self.points[win * self.per..(win + 1) * self.per], abs)
+    }
+
+    /// The lookups of [`Self::mul_ct`] alone (their sum of x coordinates),
+    /// to time the scans in the A/B example.
+    #[doc(hidden)]
+    pub fn lookups_only(&self, k: &Limbs) -> Fp {
+        let mut digits = [(0u64, Choice::from(0)); 64];
+        recode_signed(k, self.w, self.windows, &mut digits);
+        let mut acc = Fp::ZERO;
+        for (i, (abs, _)) in digits.iter().enumerate().take(self.windows) {
+            acc = acc.add(&self.lookup_ct(i, *abs).x);
         }
-        let masks = core::hint::black_box(masks);
-        let acc = scan(entries, &masks);
-        Affine {
-            x: Fp::from_mont_limbs([acc[0], acc[1], acc[2], acc[3]]),
-            y: Fp::from_mont_limbs([acc[4], acc[5], acc[6], acc[7]]),
-        }
+        acc
     }
 
     /// k·B in constant time, for any k < 2^256.
@@ -219,17 +350,60 @@ pub fn mul_g_ct(k: &Limbs) -> Jacobian {
     g_table().mul_ct(k)
 }
 
-/// k·P for a secret k < 2^256 and a public P: signed 5-bit fixed window,
-/// constant-time lookups in a 16-entry table.
+/// j·P for j = 1..=n (public P, n ≥ 2, all multiples below the order):
+/// even multiples by doubling (3M + 5S), odd ones by one mixed addition of
+/// P (8M + 3S), instead of n − 1 full additions (12M + 4S each).
+fn multiples_jacobian_vartime(p: &Affine, n: usize) -> Vec<Jacobian> {
+    let mut t = Vec::with_capacity(n);
+    t.push(p.to_jacobian());
+    for j in 2..=n {
+        let next = if j % 2 == 0 { t[j / 2 - 1].double() } else { t[j - 2].add_mixed_vartime(p) };
+        t.push(next);
+    }
+    t
+}
+
+/// k·P for a secret k < 2^256 and a public P: signed 5-bit fixed window
+/// (52 windows, 255 doublings), constant-time lookups in a 16-entry table of
+/// P's multiples. The table is affine (one batch inversion), so each of the
+/// 52 additions is a mixed one (8M + 3S instead of 12M + 4S, about 260
+/// multiplications saved against the inversion's ~300), and each lookup
+/// scans 16 × 64 bytes with the same scan as the combs. (The batch uses the
+/// constant-time inversion although P is public: here the binary-GCD
+/// `invert_vartime` is the slower of the two.)
 pub fn mul_ct(p: &Affine, k: &Limbs) -> Jacobian {
     const W: usize = 5;
     const WINDOWS: usize = 52;
-    let mut table = [Jacobian::INFINITY; 16];
-    table[0] = p.to_jacobian();
-    table[1] = table[0].double();
-    for i in 2..16 {
-        table[i] = table[i - 1].add_vartime(&table[0]);
+    let table = batch_to_affine(&multiples_jacobian_vartime(p, 16));
+    let mut digits = [(0u64, Choice::from(0)); 64];
+    recode_signed(k, W, WINDOWS, &mut digits);
+    let lookup = |(abs, neg): (u64, Choice)| -> Affine {
+        let mut q = scan(&table, abs);
+        q.y = Fp::conditional_select(&q.y, &q.y.neg(), neg);
+        q
+    };
+    let top = digits[WINDOWS - 1];
+    // A zero top digit leaves the accumulator at infinity (the lookup gave
+    // zeros, which are not the point at infinity in Jacobian form).
+    let mut acc = Jacobian::conditional_select(&lookup(top).to_jacobian(), &Jacobian::INFINITY, top.0.ct_eq(&0));
+    for i in (0..WINDOWS - 1).rev() {
+        for _ in 0..W {
+            acc = acc.double();
+        }
+        let q = lookup(digits[i]);
+        acc = acc.add_mixed_ct(&q, digits[i].0.ct_eq(&0), i == 0);
     }
+    digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
+    acc
+}
+
+/// The previous k·P (16-entry Jacobian table, 52 full additions), kept for
+/// the in-process A/B of `examples/sm2_mul_ab.rs`.
+#[doc(hidden)]
+pub fn mul_ct_jacobian_table(p: &Affine, k: &Limbs) -> Jacobian {
+    const W: usize = 5;
+    const WINDOWS: usize = 52;
+    let table = multiples_jacobian_vartime(p, 16);
     let mut digits = [(0u64, Choice::from(0)); 64];
     recode_signed(k, W, WINDOWS, &mut digits);
     let lookup = |abs: u64| -> Jacobian {
@@ -306,46 +480,190 @@ fn wnaf_vartime(k: &Limbs, w: u32) -> [i32; 258] {
     out
 }
 
+/// Odd multiples P, 3P, ..., (2m − 1)P of a public P, affine.
+fn odd_multiples_vartime(p: &Affine, m: usize) -> Vec<Affine> {
+    let p1 = p.to_jacobian();
+    let p2 = p1.double();
+    let mut odd = Vec::with_capacity(m);
+    odd.push(p1);
+    for i in 1..m {
+        odd.push(odd[i - 1].add_vartime(&p2));
+    }
+    batch_to_affine(&odd)
+}
+
+/// Adds the wNAF digit d (odd, or 0 for nothing) of `odd`'s base.
+#[inline(always)]
+fn add_wnaf_digit(acc: Jacobian, odd: &[Affine], d: i32) -> Jacobian {
+    match d.cmp(&0) {
+        core::cmp::Ordering::Greater => acc.add_mixed_vartime(&odd[(d as usize) / 2]),
+        core::cmp::Ordering::Less => acc.add_mixed_vartime(&odd[((-d) as usize) / 2].neg()),
+        core::cmp::Ordering::Equal => acc,
+    }
+}
+
 /// t·P for public t and P (w=5 wNAF).
 pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
     let naf = wnaf_vartime(t, 5);
-    // Odd multiples P, 3P, ..., 15P.
-    let p1 = p.to_jacobian();
-    let p2 = p1.double();
-    let mut odd = [p1; 8];
-    for i in 1..8 {
-        odd[i] = odd[i - 1].add_vartime(&p2);
-    }
-    let odd = batch_to_affine(&odd);
-    let top = naf.iter().rposition(|&d| d != 0);
+    let odd = odd_multiples_vartime(p, 8);
     let mut acc = Jacobian::INFINITY;
-    if let Some(top) = top {
+    if let Some(top) = naf.iter().rposition(|&d| d != 0) {
         for i in (0..=top).rev() {
-            acc = acc.double();
-            let d = naf[i];
-            if d > 0 {
-                acc = acc.add_mixed_vartime(&odd[(d as usize) / 2]);
-            } else if d < 0 {
-                acc = acc.add_mixed_vartime(&odd[((-d) as usize) / 2].neg());
-            }
+            acc = add_wnaf_digit(acc.double(), &odd, naf[i]);
         }
     }
     acc
 }
 
+/// wNAF width for s·G in verification: odd multiples up to 2^(w−1) − 1 of
+/// G, 2^(w−2) affine points (w = 10: 256 points, 16 KiB, built on the first
+/// verification in about a millisecond), about 257/(w+1) = 23 additions.
+/// w = 12 (64 KiB) would save 3.6 more additions, about 1% of a verify.
+const G_WNAF_W: u32 = 10;
+
+/// G, 3G, 5G, ... for the verification wNAF (built on first use).
+fn g_odd_table() -> &'static [Affine] {
+    static TABLE: OnceLock<Vec<Affine>> = OnceLock::new();
+    TABLE.get_or_init(|| odd_multiples_vartime(&Affine::generator(), 1 << (G_WNAF_W - 2)))
+}
+
 /// s·G + t·P, variable time (public inputs only). `prepared` is P's comb if
-/// the key was prepared.
+/// the key was prepared: then both products come from combs (no doublings).
+/// Otherwise one shared chain of 256 doublings with t's w=5 wNAF over P's
+/// odd multiples and s's w=10 wNAF over G's (about 43 + 23 mixed additions,
+/// where the comb for s·G would add 37 plus a final full addition).
 pub fn double_mul_vartime(s: &Limbs, t: &Limbs, p: &Affine, prepared: Option<&CombTable>) -> Jacobian {
-    let sg = g_table().mul_vartime(s);
-    let tp = match prepared {
-        Some(tab) => tab.mul_vartime(t),
-        None => mul_vartime(p, t),
-    };
-    sg.add_vartime(&tp)
+    match prepared {
+        Some(tab) => g_table().mul_vartime(s).add_vartime(&tab.mul_vartime(t)),
+        None => double_mul_wnaf_vartime(s, t, p, G_WNAF_W),
+    }
+}
+
+/// The shared-chain s·G + t·P with a G wNAF of width `gw` (≤ G_WNAF_W;
+/// narrower widths use a prefix of the same table). Public for the A/B
+/// example only.
+#[doc(hidden)]
+pub fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32) -> Jacobian {
+    let gw = gw.clamp(2, G_WNAF_W);
+    let gtab = g_odd_table();
+    let ns = wnaf_vartime(s, gw);
+    let nt = wnaf_vartime(t, 5);
+    let podd = odd_multiples_vartime(p, 8);
+    let top = ns.iter().rposition(|&d| d != 0).max(nt.iter().rposition(|&d| d != 0));
+    let mut acc = Jacobian::INFINITY;
+    if let Some(top) = top {
+        for i in (0..=top).rev() {
+            acc = acc.double();
+            acc = add_wnaf_digit(acc, &podd, nt[i]);
+            acc = add_wnaf_digit(acc, gtab, ns[i]);
+        }
+    }
+    acc
+}
+
+/// The previous verification chain (s·G from the comb, t·P by wNAF, one
+/// full addition), kept for the A/B example.
+#[doc(hidden)]
+pub fn double_mul_comb_vartime(s: &Limbs, t: &Limbs, p: &Affine) -> Jacobian {
+    g_table().mul_vartime(s).add_vartime(&mul_vartime(p, t))
+}
+
+/// The affine x of a Jacobian point, X·(Z⁻¹)², in constant time: signing
+/// needs only x, so the y coordinate's two multiplications are skipped.
+#[inline]
+pub fn x_affine_ct(p: &Jacobian) -> Fp {
+    p.x.mul(&p.z.invert().square())
 }
 
 /// Canonical limbs of a scalar (helper for callers holding an [`Fn`]).
 #[inline]
 pub fn scalar_limbs(k: &Fn) -> Limbs {
     k.to_canonical()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limbs(seed: &mut u64) -> [u64; 4] {
+        core::array::from_fn(|_| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed
+        })
+    }
+
+    /// Every scan kind the CPU has returns entry abs (1-based) or zeros,
+    /// for every index of every table size the combs use.
+    #[test]
+    fn scans_agree() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let best = set_scan_kind(0);
+        for len in [16usize, 32, 64, 128] {
+            let entries: Vec<Affine> = (0..len)
+                .map(|_| Affine { x: Fp::from_mont_limbs(limbs(&mut seed)), y: Fp::from_mont_limbs(limbs(&mut seed)) })
+                .collect();
+            for abs in 0..=len as u64 + 1 {
+                let expect: [u64; 8] = match (abs as usize).checked_sub(1).and_then(|i| entries.get(i)) {
+                    Some(e) => core::array::from_fn(|i| if i < 4 { e.x.0[i] } else { e.y.0[i - 4] }),
+                    None => [0; 8],
+                };
+                for kind in 1..=best {
+                    set_scan_kind(kind);
+                    let got = scan(&entries, abs);
+                    let got: [u64; 8] = core::array::from_fn(|i| if i < 4 { got.x.0[i] } else { got.y.0[i - 4] });
+                    assert_eq!(got, expect, "scan kind {kind}, {len} entries, index {abs}");
+                }
+            }
+        }
+        set_scan_kind(0);
+    }
+
+    fn same(a: &Jacobian, b: &Jacobian) -> bool {
+        if bool::from(a.is_infinity()) || bool::from(b.is_infinity()) {
+            return bool::from(a.is_infinity()) && bool::from(b.is_infinity());
+        }
+        let (a, b) = (a.to_affine(), b.to_affine());
+        bool::from(a.x.ct_eq(&b.x) & a.y.ct_eq(&b.y))
+    }
+
+    /// Comb widths 5..=8 (8: 128-entry scans) and both k·P tables agree
+    /// with the default comb; the shared verification chain agrees with the
+    /// comb + wNAF sum for every G width. (tests/sm2_reference.rs checks
+    /// the entry points against an independent big-integer model.)
+    #[test]
+    fn variants_agree() {
+        let mut seed = 0x0fed_cba9_8765_4321u64;
+        let g = Affine::generator();
+        let p = mul_g_ct(&limbs(&mut seed)).to_affine();
+        let combs: Vec<CombTable> = (5..=8).map(|w| CombTable::new_vartime(&g, w)).collect();
+        let p_comb = CombTable::new_vartime(&p, 6);
+        let n_minus_1 = crate::arith::sub_limbs(&super::super::field::N, &[1, 0, 0, 0]).0;
+        let mut ks = vec![[0u64; 4], [1, 0, 0, 0], [2, 0, 0, 0], n_minus_1, [0, 0, 0, 1 << 63]];
+        for _ in 0..12 {
+            let mut k = limbs(&mut seed);
+            k[3] >>= 1;
+            ks.push(k);
+        }
+        for k in &ks {
+            let kg = mul_g_ct(k);
+            for c in &combs {
+                assert!(same(&c.mul_ct(k), &kg), "comb w={} k={k:x?}", c.w);
+                assert!(same(&c.mul_vartime(k), &kg), "comb vartime w={} k={k:x?}", c.w);
+            }
+            if !bool::from(kg.is_infinity()) {
+                assert!(bool::from(x_affine_ct(&kg).ct_eq(&kg.to_affine().x)));
+            }
+            let kp = p_comb.mul_ct(k);
+            assert!(same(&mul_ct(&p, k), &kp), "k·P k={k:x?}");
+            assert!(same(&mul_ct_jacobian_table(&p, k), &kp), "k·P (Jacobian table) k={k:x?}");
+            assert!(same(&mul_vartime(&p, k), &kp), "k·P vartime k={k:x?}");
+            let t = ks[(ks.iter().position(|x| x == k).unwrap() + 3) % ks.len()];
+            let expect = double_mul_comb_vartime(k, &t, &p);
+            for gw in [2, 5, 8, G_WNAF_W] {
+                assert!(same(&double_mul_wnaf_vartime(k, &t, &p, gw), &expect), "s·G + t·P, gw={gw}");
+            }
+        }
+    }
 }
