@@ -229,11 +229,13 @@ fn scan(entries: &[Affine], abs: u64) -> Affine {
     }
     // All masks first, then one barrier for the lot: the scan itself is
     // then plain and/or over the table, which LLVM can't turn into a branch.
+    // The barrier takes the array by reference (black_box of the array by
+    // value copied its 1 KiB with memcpy on every lookup).
     let mut masks = [0u64; MAX_SCAN];
     for (j, m) in masks.iter_mut().enumerate().take(entries.len()) {
         *m = ((j as u64 + 1) ^ abs).wrapping_sub(1) >> 63;
     }
-    let masks = core::hint::black_box(masks);
+    core::hint::black_box(&mut masks);
     #[cfg(target_arch = "x86_64")]
     if kind == 2 {
         // SAFETY: the CPU has AVX2 (detected at run time); scan_avx2 is
