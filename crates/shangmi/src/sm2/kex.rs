@@ -149,7 +149,8 @@ impl KeyExchange {
         if bool::from(q.is_infinity()) {
             return Err(Error::invalid("SM2 key exchange failed: peer's points sum to infinity"));
         }
-        let q: Affine = q.to_affine();
+        // Q depends only on the peer's public points: variable-time inversion.
+        let q: Affine = q.to_affine_vartime();
         let mut tl = Zeroizing::new(t.to_canonical());
         t.zeroize();
         let u = mul::mul_ct(&q, &tl);

@@ -29,8 +29,8 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::field::{Fn, Fp};
-use super::point::{batch_to_affine, Affine, Jacobian};
+use super::field::{with_fp_mul, Fn, Fp};
+use super::point::{add_mixed_ct_with, add_mixed_vartime_with, batch_to_affine_vartime, double_with, Affine, Jacobian};
 use crate::arith::Limbs;
 use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
@@ -229,11 +229,13 @@ fn scan(entries: &[Affine], abs: u64) -> Affine {
     }
     // All masks first, then one barrier for the lot: the scan itself is
     // then plain and/or over the table, which LLVM can't turn into a branch.
+    // The barrier takes the array by reference (black_box of the array by
+    // value copied its 1 KiB with memcpy on every lookup).
     let mut masks = [0u64; MAX_SCAN];
     for (j, m) in masks.iter_mut().enumerate().take(entries.len()) {
         *m = ((j as u64 + 1) ^ abs).wrapping_sub(1) >> 63;
     }
-    let masks = core::hint::black_box(masks);
+    core::hint::black_box(&mut masks);
     #[cfg(target_arch = "x86_64")]
     if kind == 2 {
         // SAFETY: the CPU has AVX2 (detected at run time); scan_avx2 is
@@ -281,7 +283,9 @@ impl CombTable {
             // 2^(w−1)·b doubled once is the next window's base.
             b = acc.double();
         }
-        CombTable { w, per, windows, points: batch_to_affine(&jac).into_boxed_slice() }
+        // The table depends only on the public base point, so the
+        // variable-time batch inversion is allowed (never for secret points).
+        CombTable { w, per, windows, points: batch_to_affine_vartime(&jac).into_boxed_slice() }
     }
 
     /// Memory held by the table's points, in bytes.
@@ -308,16 +312,21 @@ impl CombTable {
         acc
     }
 
-    /// k·B in constant time, for any k < 2^256.
+    /// k·B in constant time, for any k < 2^256. The multiplication backend
+    /// is chosen once for the whole loop (one CPU check, not one per
+    /// addition).
     pub fn mul_ct(&self, k: &Limbs) -> Jacobian {
         let mut digits = [(0u64, Choice::from(0)); 64];
         recode_signed(k, self.w, self.windows, &mut digits);
-        let mut acc = Jacobian::INFINITY;
-        for (i, (abs, neg)) in digits.iter().enumerate().take(self.windows) {
-            let mut p = self.lookup_ct(i, *abs);
-            p.y = Fp::conditional_select(&p.y, &p.y.neg(), *neg);
-            acc = acc.add_mixed_ct(&p, abs.ct_eq(&0), i + 1 == self.windows);
-        }
+        let acc = with_fp_mul!(|b| {
+            let mut acc = Jacobian::INFINITY;
+            for (i, (abs, neg)) in digits.iter().enumerate().take(self.windows) {
+                let mut p = self.lookup_ct(i, *abs);
+                p.y = Fp::conditional_select(&p.y, &p.y.neg(), *neg);
+                acc = add_mixed_ct_with(b, &acc, &p, abs.ct_eq(&0), i + 1 == self.windows);
+            }
+            acc
+        });
         digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
         acc
     }
@@ -326,16 +335,18 @@ impl CombTable {
     pub fn mul_vartime(&self, k: &Limbs) -> Jacobian {
         let mut digits = [(0u64, Choice::from(0)); 64];
         recode_signed(k, self.w, self.windows, &mut digits);
-        let mut acc = Jacobian::INFINITY;
-        for (i, (abs, neg)) in digits.iter().enumerate().take(self.windows) {
-            if *abs == 0 {
-                continue;
+        with_fp_mul!(|b| {
+            let mut acc = Jacobian::INFINITY;
+            for (i, (abs, neg)) in digits.iter().enumerate().take(self.windows) {
+                if *abs == 0 {
+                    continue;
+                }
+                let p = self.points[i * self.per + *abs as usize - 1];
+                let p = if bool::from(*neg) { p.neg() } else { p };
+                acc = add_mixed_vartime_with(b, &acc, &p);
             }
-            let p = self.points[i * self.per + *abs as usize - 1];
-            let p = if bool::from(*neg) { p.neg() } else { p };
-            acc = acc.add_mixed_vartime(&p);
-        }
-        acc
+            acc
+        })
     }
 }
 
@@ -368,13 +379,15 @@ fn multiples_jacobian_vartime(p: &Affine, n: usize) -> Vec<Jacobian> {
 /// P's multiples. The table is affine (one batch inversion), so each of the
 /// 52 additions is a mixed one (8M + 3S instead of 12M + 4S, about 260
 /// multiplications saved against the inversion's ~300), and each lookup
-/// scans 16 × 64 bytes with the same scan as the combs. (The batch uses the
-/// constant-time inversion although P is public: here the binary-GCD
-/// `invert_vartime` is the slower of the two.)
+/// scans 16 × 64 bytes with the same scan as the combs. The table depends
+/// only on the public point P (C1 in decryption, the public key in
+/// encryption, the peer's combined point in key exchange), never on k, so
+/// it uses the variable-time batch inversion; the doublings and additions
+/// run with the multiplication backend chosen once.
 pub fn mul_ct(p: &Affine, k: &Limbs) -> Jacobian {
     const W: usize = 5;
     const WINDOWS: usize = 52;
-    let table = batch_to_affine(&multiples_jacobian_vartime(p, 16));
+    let table = batch_to_affine_vartime(&multiples_jacobian_vartime(p, 16));
     let mut digits = [(0u64, Choice::from(0)); 64];
     recode_signed(k, W, WINDOWS, &mut digits);
     let lookup = |(abs, neg): (u64, Choice)| -> Affine {
@@ -385,14 +398,18 @@ pub fn mul_ct(p: &Affine, k: &Limbs) -> Jacobian {
     let top = digits[WINDOWS - 1];
     // A zero top digit leaves the accumulator at infinity (the lookup gave
     // zeros, which are not the point at infinity in Jacobian form).
-    let mut acc = Jacobian::conditional_select(&lookup(top).to_jacobian(), &Jacobian::INFINITY, top.0.ct_eq(&0));
-    for i in (0..WINDOWS - 1).rev() {
-        for _ in 0..W {
-            acc = acc.double();
+    let start = Jacobian::conditional_select(&lookup(top).to_jacobian(), &Jacobian::INFINITY, top.0.ct_eq(&0));
+    let acc = with_fp_mul!(|b| {
+        let mut acc = start;
+        for i in (0..WINDOWS - 1).rev() {
+            for _ in 0..W {
+                acc = double_with(b, &acc);
+            }
+            let q = lookup(digits[i]);
+            acc = add_mixed_ct_with(b, &acc, &q, digits[i].0.ct_eq(&0), i == 0);
         }
-        let q = lookup(digits[i]);
-        acc = acc.add_mixed_ct(&q, digits[i].0.ct_eq(&0), i == 0);
-    }
+        acc
+    });
     digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
     acc
 }
@@ -489,15 +506,16 @@ fn odd_multiples_vartime(p: &Affine, m: usize) -> Vec<Affine> {
     for i in 1..m {
         odd.push(odd[i - 1].add_vartime(&p2));
     }
-    batch_to_affine(&odd)
+    // Public points only: the variable-time batch inversion is allowed.
+    batch_to_affine_vartime(&odd)
 }
 
 /// Adds the wNAF digit d (odd, or 0 for nothing) of `odd`'s base.
 #[inline(always)]
-fn add_wnaf_digit(acc: Jacobian, odd: &[Affine], d: i32) -> Jacobian {
+fn add_wnaf_digit<B: super::field::FpMul>(b: B, acc: Jacobian, odd: &[Affine], d: i32) -> Jacobian {
     match d.cmp(&0) {
-        core::cmp::Ordering::Greater => acc.add_mixed_vartime(&odd[(d as usize) / 2]),
-        core::cmp::Ordering::Less => acc.add_mixed_vartime(&odd[((-d) as usize) / 2].neg()),
+        core::cmp::Ordering::Greater => add_mixed_vartime_with(b, &acc, &odd[(d as usize) / 2]),
+        core::cmp::Ordering::Less => add_mixed_vartime_with(b, &acc, &odd[((-d) as usize) / 2].neg()),
         core::cmp::Ordering::Equal => acc,
     }
 }
@@ -506,13 +524,15 @@ fn add_wnaf_digit(acc: Jacobian, odd: &[Affine], d: i32) -> Jacobian {
 pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
     let naf = wnaf_vartime(t, 5);
     let odd = odd_multiples_vartime(p, 8);
-    let mut acc = Jacobian::INFINITY;
-    if let Some(top) = naf.iter().rposition(|&d| d != 0) {
-        for i in (0..=top).rev() {
-            acc = add_wnaf_digit(acc.double(), &odd, naf[i]);
+    with_fp_mul!(|b| {
+        let mut acc = Jacobian::INFINITY;
+        if let Some(top) = naf.iter().rposition(|&d| d != 0) {
+            for i in (0..=top).rev() {
+                acc = add_wnaf_digit(b, double_with(b, &acc), &odd, naf[i]);
+            }
         }
-    }
-    acc
+        acc
+    })
 }
 
 /// wNAF width for s·G in verification: odd multiples up to 2^(w−1) − 1 of
@@ -550,15 +570,17 @@ pub fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32) -> Jac
     let nt = wnaf_vartime(t, 5);
     let podd = odd_multiples_vartime(p, 8);
     let top = ns.iter().rposition(|&d| d != 0).max(nt.iter().rposition(|&d| d != 0));
-    let mut acc = Jacobian::INFINITY;
-    if let Some(top) = top {
-        for i in (0..=top).rev() {
-            acc = acc.double();
-            acc = add_wnaf_digit(acc, &podd, nt[i]);
-            acc = add_wnaf_digit(acc, gtab, ns[i]);
+    with_fp_mul!(|b| {
+        let mut acc = Jacobian::INFINITY;
+        if let Some(top) = top {
+            for i in (0..=top).rev() {
+                acc = double_with(b, &acc);
+                acc = add_wnaf_digit(b, acc, &podd, nt[i]);
+                acc = add_wnaf_digit(b, acc, gtab, ns[i]);
+            }
         }
-    }
-    acc
+        acc
+    })
 }
 
 /// The previous verification chain (s·G from the comb, t·P by wNAF, one

@@ -169,14 +169,7 @@ impl Jacobian {
 
     /// self + q (affine) for public points, every case handled by branching.
     pub fn add_mixed_vartime(&self, q: &Affine) -> Jacobian {
-        if bool::from(self.is_infinity()) {
-            return q.to_jacobian();
-        }
-        let (sum, h0, r0) = with_fp_mul!(|b| add_mixed_raw(b, self, q));
-        if bool::from(h0) {
-            return if bool::from(r0) { q.to_jacobian().double() } else { Jacobian::INFINITY };
-        }
-        sum
+        with_fp_mul!(|b| add_mixed_vartime_with(b, self, q))
     }
 
     pub fn neg(&self) -> Jacobian {
@@ -250,6 +243,19 @@ pub fn add_mixed_ct_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine, q_is_zero: Ch
     }
     let sum = Jacobian::conditional_select(&sum, &q.to_jacobian(), p.is_infinity());
     Jacobian::conditional_select(&sum, p, q_is_zero)
+}
+
+/// See [`Jacobian::add_mixed_vartime`] (public points only).
+#[inline]
+pub fn add_mixed_vartime_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine) -> Jacobian {
+    if bool::from(p.is_infinity()) {
+        return q.to_jacobian();
+    }
+    let (sum, h0, r0) = add_mixed_raw(b, p, q);
+    if bool::from(h0) {
+        return if bool::from(r0) { double_with(b, &q.to_jacobian()) } else { Jacobian::INFINITY };
+    }
+    sum
 }
 
 /// Full Jacobian addition core (12M + 4S) with the (H == 0, R == 0) flags.
