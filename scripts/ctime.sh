@@ -24,6 +24,17 @@ run() {
     SHANGMI_CTIME_FIELD=$1 SHANGMI_CTIME_SCAN=$2 valgrind --error-exitcode=1 --track-origins=yes --num-callers=30 -q \
         target/release/examples/sm2_ctime
 }
+# Negative control: a secret scalar through the variable-time comb must be
+# reported (valgrind exits 42 on errors there), or the harness proves nothing.
+echo "ctime: negative control (must be reported)"
+set +e
+SHANGMI_CTIME_FIELD=portable valgrind --error-exitcode=42 -q target/release/examples/sm2_ctime leak >/dev/null 2>&1
+rc=$?
+set -e
+if [ "$rc" -ne 42 ]; then
+    echo "ctime: the negative control was not detected (exit $rc)" >&2
+    exit 1
+fi
 for path in "${paths[@]}"; do
     run "$path" detected
 done

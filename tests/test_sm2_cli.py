@@ -32,6 +32,15 @@ def test_keygen_writes_pkcs8_and_public_key(keys: tuple[Path, Path]) -> None:
     assert sm2.PublicKey.from_pem(pub.read_bytes()) == k.public_key()
 
 
+def test_keygen_over_an_existing_file_makes_it_owner_only(tmp_path: Path) -> None:
+    key = tmp_path / "old.pem"
+    key.write_bytes(b"old contents")
+    key.chmod(0o644)
+    assert run("keygen", "-o", str(key)) == 0
+    assert stat.S_IMODE(os.stat(key).st_mode) == 0o600
+    sm2.PrivateKey.from_pem(key.read_bytes())
+
+
 def test_keygen_encrypted_and_sec1(tmp_path: Path) -> None:
     enc = tmp_path / "enc.pem"
     assert run("keygen", "-o", str(enc), "--passout", "pass:pw") == 0

@@ -300,6 +300,22 @@ fn sm3_sm4_encryption_roundtrips() {
     }
 }
 
+#[test]
+fn excessive_iteration_counts_are_refused() {
+    let d = expected("private_key");
+    let plain = encoding::private_key_to_pkcs8_der(&arr32(&d), &expected("public_key")).unwrap();
+    // 65536 = INTEGER 02 03 01 00 00; raising its top byte asks for 8,323,072
+    // iterations, above the limit.
+    let params = encoding::Pbes2Params { iterations: 65536, salt: [7; 16], iv: [9; 16] };
+    let enc = encoding::encrypt_pkcs8_der(&plain, b"pw", encoding::KeyEncryption::Sm3Sm4, Some(&params)).unwrap();
+    let at = enc.windows(5).position(|w| w == [2, 3, 1, 0, 0]).expect("iteration count in the DER");
+    let mut crafted = enc.clone();
+    crafted[at + 2] = 0x7f;
+    let m = key_message(encoding::private_key_from_der(&crafted, Some(b"pw")).unwrap_err());
+    assert!(m.contains("iteration count 8323072 is outside 1..=2000000"), "{m}");
+    assert_eq!(encoding::private_key_from_der(&enc, Some(b"pw")).unwrap().secret.to_vec(), d);
+}
+
 // ---- robustness: every truncation and single-byte change of real files --------------
 
 /// Parsers must return an error (or a value) for any input, never panic.

@@ -218,7 +218,7 @@ def run(quick: bool = False) -> Iterator[Comparison]:
             "decrypt": lambda: key.decrypt(ct),
         },
         rounds=3 if quick else 5,
-        seconds=1 if quick else 2,
+        seconds=1 if quick else 3,
     )
     if speed is not None:
         yield speed

@@ -207,6 +207,10 @@ def keygen(args: argparse.Namespace) -> int:
     if args.out != "-":
         # Private keys are created readable by the owner only.
         fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        if hasattr(os, "fchmod"):
+            # The mode above applies only to a new file: an existing one keeps
+            # its permissions unless they are narrowed before the key lands.
+            os.fchmod(fd, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(pem)
     else:

@@ -114,7 +114,7 @@ pub fn public_key_from_der(der: &[u8]) -> Result<Vec<u8>> {
 
 /// The encoded point of a `PUBLIC KEY` PEM block.
 pub fn public_key_from_pem(data: &[u8]) -> Result<Vec<u8>> {
-    let block = pem::decode(data)?;
+    let block = pem::decode(data).map_err(pem_error_as_key_error)?;
     if block.label != "PUBLIC KEY" {
         return Err(Error::invalid_key(format!("expected a 'PUBLIC KEY' PEM block, got '{}'", block.label)));
     }
@@ -201,6 +201,16 @@ fn shape(der: &[u8]) -> Option<(Tag, Option<Tag>)> {
     Some((first.tag(), second))
 }
 
+/// A key file that is not even valid PEM is a bad key file: the same
+/// [`Error::InvalidKey`] as a DER-level problem, so one `except InvalidKey`
+/// covers every way a key file can be unreadable.
+fn pem_error_as_key_error(e: Error) -> Error {
+    match e {
+        Error::InvalidInput(msg) => Error::InvalidKey(msg),
+        other => other,
+    }
+}
+
 fn no_password(password: Option<&[u8]>) -> Result<()> {
     match password {
         Some(_) => Err(Error::invalid("a password was given but the private key is not encrypted")),
@@ -212,7 +222,8 @@ fn no_password(password: Option<&[u8]>) -> Result<()> {
 /// `EncryptedPrivateKeyInfo` (needs `password`) or SEC1 `ECPrivateKey`.
 pub fn private_key_from_der(der: &[u8], password: Option<&[u8]>) -> Result<DecodedPrivateKey> {
     match shape(der) {
-        Some((Tag::Sequence, _)) => {
+        // EncryptedPrivateKeyInfo: SEQUENCE { AlgorithmIdentifier, OCTET STRING }.
+        Some((Tag::Sequence, Some(Tag::OctetString))) => {
             let pw =
                 password.ok_or_else(|| Error::invalid_key("the private key is encrypted: a password is required"))?;
             let plain = pbe::decrypt_pkcs8_der(der, pw)?;
@@ -227,6 +238,10 @@ pub fn private_key_from_der(der: &[u8], password: Option<&[u8]>) -> Result<Decod
             no_password(password)?;
             from_sec1(der)
         }
+        // SubjectPublicKeyInfo: SEQUENCE { AlgorithmIdentifier, BIT STRING }.
+        Some((Tag::Sequence, Some(Tag::BitString))) => {
+            Err(Error::invalid_key("this is a public key (SubjectPublicKeyInfo), not a private key"))
+        }
         _ => Err(Error::invalid_key("not a private key: expected DER PKCS#8, encrypted PKCS#8 or SEC1 ECPrivateKey")),
     }
 }
@@ -235,7 +250,7 @@ pub fn private_key_from_der(der: &[u8], password: Option<&[u8]>) -> Result<Decod
 /// `EC PRIVATE KEY` or `SM2 PRIVATE KEY` (the last two possibly with
 /// OpenSSL's legacy `Proc-Type: 4,ENCRYPTED` encryption).
 pub fn private_key_from_pem(data: &[u8], password: Option<&[u8]>) -> Result<DecodedPrivateKey> {
-    let block = pem::decode_skipping_parameters(data)?;
+    let block = pem::decode_skipping_parameters(data).map_err(pem_error_as_key_error)?;
     match block.label.as_str() {
         "PRIVATE KEY" => {
             no_password(password)?;
