@@ -576,8 +576,7 @@ impl PrivateKey {
         let mut ks = Vec::with_capacity(es.len());
         let mut pts = Vec::with_capacity(es.len());
         for e in es {
-            // β is unused: the batch's one inversion stays constant time.
-            let (k, _) = self.nonce.sign_pair(e)?;
+            let k = self.nonce.sign_k(e)?;
             let kl = Zeroizing::new(k.to_canonical());
             pts.push(mul::mul_g_ct(&kl));
             ks.push(k);

@@ -97,6 +97,22 @@ impl NonceKey {
         }
     }
 
+    /// A signing nonce alone (for batches, whose one shared inversion stays
+    /// constant time and needs no β): the k of [`Self::sign_pair`]'s
+    /// construction, one compression.
+    pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Fn> {
+        loop {
+            let seed = buffered_seed()?;
+            let kb = self.derive(&seed, e, TAG_SIGN, 1);
+            let k = Fn::from_be_bytes(&kb);
+            let ok = k.is_some();
+            let k = k.unwrap_or(Fn::ZERO);
+            if public_bool(ok & !k.is_zero()) {
+                return Ok(k);
+            }
+        }
+    }
+
     /// A blinding factor β ∈ [1, p−1] for decrypting with C1 = (x, y): a
     /// fresh seed, d and C1 all hashed in.
     pub(crate) fn decrypt_blind(&self, x: &[u8; 32], y_odd: bool) -> Result<Fp> {
@@ -286,6 +302,11 @@ mod tests {
             assert_ne!(kl, bl);
             assert!(seen.insert(kl), "k repeated");
             assert!(seen.insert(bl), "beta repeated");
+        }
+        for _ in 0..40 {
+            let k = nk.sign_k(&e).unwrap().to_canonical();
+            assert!(lt(&k, &N) == 1 && k != [0; 4]);
+            assert!(seen.insert(k), "k repeated");
         }
         for _ in 0..20 {
             let (k, b) = os_pair().unwrap();
