@@ -12,7 +12,9 @@
 //! key ([`NonceKey`]); the rest (16 + 32 + 2 = 50 bytes) fits with SM3's
 //! padding in one more block, so each 32-byte output costs one compression
 //! (the previous SM3-KDF(seed ‖ d ‖ e) over 64 bytes cost three, plus the
-//! wide reduction).
+//! wide reduction). Sixteen seed bytes are plenty: k's secrecy rests on d
+//! (256 bits) as much as on the seed, and a seed repeated for the same key
+//! and digest would only repeat the same signature.
 //!
 //! Range: k must lie in [1, n−1] and β in [1, p−1]. A 32-byte output is
 //! used as is when it lies in range and otherwise the whole draw is
@@ -26,9 +28,9 @@
 //!
 //! # Seeds
 //!
-//! A `getrandom` system call costs about 2.5 µs on this project's (virtual)
-//! benchmark machines, a tenth of a signature, where OpenSSL draws from a
-//! user-space DRBG. Seeds for signing and decryption blinding therefore
+//! A `getrandom` system call costs 1.2–2.7 µs on this project's (virtual)
+//! benchmark machine (examples/sm2_sign_ab.rs; `os.urandom` from Python),
+//! 5–10% of a signature, where OpenSSL draws from a user-space DRBG. Seeds for signing and decryption blinding therefore
 //! come from a per-thread buffer of 512 bytes of OS randomness (one system
 //! call per 32 seeds); each seed is wiped from the buffer as it is taken
 //! and the buffer is wiped when the thread exits. If a process forks, parent
