@@ -13,16 +13,23 @@
 //! valgrind with every secret marked undefined; it fails on any
 //! secret-dependent branch or memory index.
 //!
-//! Nonces: k = (SM3-KDF(seed ‖ d ‖ e, 64 bytes) mod n) with a fresh 32-byte
-//! `seed` from the OS CSPRNG each time ("hedged" nonces: still random if the
-//! key and message repeat, still unpredictable to anyone without d if the
-//! generator were weak). Encryption and key-exchange ephemerals use the same
-//! construction with the public inputs in place of d.
+//! Nonces: a signature's k = SM3(d ‖ DOMAIN ‖ seed ‖ e ‖ tag ‖ 1), rejection
+//! sampled into [1, n−1], with a fresh 16-byte `seed` of OS randomness each
+//! time ("hedged" nonces: still random if the key and message repeat, still
+//! unpredictable to anyone without d if the generator were weak); see
+//! `nonce.rs`. Encryption ephemerals are 32 bytes straight from the OS
+//! (rejection sampled); key-exchange ephemerals and the signature pool use
+//! SM3-KDF(seed ‖ extra…) mod n with a 32-byte OS seed.
+//!
+//! Affine conversions of secret points (k·G when signing, k·G and k·P when
+//! encrypting, d·C1 when decrypting) invert Z·β for a fresh random β with
+//! the faster variable-time inversion (`nonce::invert_blinded`).
 
 use crate::ctime;
 pub mod field;
 mod kex;
 pub mod mul;
+mod nonce;
 pub mod point;
 
 pub use crate::ctime::{classify, declassify};
@@ -32,6 +39,7 @@ use crate::arith::{is_zero_limbs, limbs_from_be, Limbs};
 use crate::{sm3, Error, Result};
 use field::{Fn, Fp, A_BYTES, B_BYTES, GX_BYTES, GY_BYTES, N, P};
 use mul::CombTable;
+use nonce::{invert_blinded, NonceKey};
 use point::{batch_to_affine, Affine, Jacobian};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -324,30 +332,36 @@ impl PublicKey {
             return Err(Error::invalid("SM2 plaintext must not be empty"));
         }
         loop {
-            let k = random_scalar(&[&self.inner.x, &self.inner.y])?;
-            if let Some(ct) = self.encrypt_with_k(plaintext, &k) {
+            let (k, beta) = nonce::os_pair()?;
+            if let Some(ct) = self.encrypt_with_k(plaintext, &k, &beta) {
                 return Ok(ct);
             }
         }
     }
 
-    /// Encryption with a given k; `None` if the KDF output is all zero.
-    fn encrypt_with_k(&self, m: &[u8], k: &Fn) -> Option<Ciphertext> {
+    /// Encryption with a given k and a fresh blinding factor β ∈ [1, p−1];
+    /// `None` if the KDF output is all zero.
+    fn encrypt_with_k(&self, m: &[u8], k: &Fn, beta: &Fp) -> Option<Ciphertext> {
         let mut kl = Zeroizing::new(k.to_canonical());
         let c1 = mul::mul_g_ct(&kl);
-        let s = match &self.inner.table {
+        let mut s = match &self.inner.table {
             Some(t) => t.mul_ct(&kl),
             None => mul::mul_ct(&self.inner.point, &kl),
         };
         kl.zeroize();
-        // One shared inversion for both points.
-        let mut pts = batch_to_affine(&[c1, s]);
-        let c1 = pts[0].to_uncompressed();
+        // One shared inversion for both points (Montgomery's trick), blinded:
+        // neither is infinity (k ∈ [1, n−1], P ≠ O, n prime).
+        let mut inv = invert_blinded(&c1.z.mul(&s.z), beta);
+        let c1_aff = affine_with_inverse(&c1, &inv.mul(&s.z));
+        let mut s_aff = affine_with_inverse(&s, &inv.mul(&c1.z));
+        inv.zeroize();
+        s.zeroize();
+        let c1 = c1_aff.to_uncompressed();
         declassify(&c1);
         let mut x2y2 = Zeroizing::new([0u8; 64]);
-        x2y2[..32].copy_from_slice(&pts[1].x.to_be_bytes());
-        x2y2[32..].copy_from_slice(&pts[1].y.to_be_bytes());
-        pts.iter_mut().for_each(|p| p.zeroize());
+        x2y2[..32].copy_from_slice(&s_aff.x.to_be_bytes());
+        x2y2[32..].copy_from_slice(&s_aff.y.to_be_bytes());
+        s_aff.zeroize();
         let mut c2 = vec![0u8; m.len()];
         sm3::kdf_into(&[&x2y2[..]], &mut c2);
         let nonzero = c2.iter().fold(0u8, |a, b| a | b);
@@ -398,8 +412,15 @@ impl PublicKey {
     }
 }
 
+/// (X·Z⁻², Y·Z⁻³) given Z⁻¹.
+#[inline]
+fn affine_with_inverse(p: &Jacobian, zi: &Fp) -> Affine {
+    let zi2 = zi.square();
+    Affine { x: p.x.mul(&zi2), y: p.y.mul(&zi2).mul(zi) }
+}
+
 /// A k drawn as SM3-KDF(seed ‖ extra…, 64 bytes) mod n with a fresh OS
-/// seed; never 0.
+/// seed; never 0 (key-exchange ephemerals, the signature pool).
 fn random_scalar(extra: &[&[u8]]) -> Result<Fn> {
     loop {
         let mut seed = Zeroizing::new([0u8; 32]);
@@ -433,12 +454,14 @@ fn reduce_wide(b: &[u8; 64]) -> Fn {
 }
 
 /// An SM2 private key d ∈ [1, n−2] with its cached public key, default-uid
-/// Z and (1+d)⁻¹. Zeroized on drop.
+/// Z, (1+d)⁻¹ and the SM3 state over d of its nonce derivation. Zeroized on
+/// drop.
 pub struct PrivateKey {
     d: Fn,
     inv1pd: Fn,
     public: PublicKey,
     z_default: [u8; 32],
+    nonce: NonceKey,
 }
 
 impl core::fmt::Debug for PrivateKey {
@@ -456,7 +479,13 @@ impl Drop for PrivateKey {
 
 impl Clone for PrivateKey {
     fn clone(&self) -> Self {
-        PrivateKey { d: self.d, inv1pd: self.inv1pd, public: self.public.clone(), z_default: self.z_default }
+        PrivateKey {
+            d: self.d,
+            inv1pd: self.inv1pd,
+            public: self.public.clone(),
+            z_default: self.z_default,
+            nonce: self.nonce.clone(),
+        }
     }
 }
 
@@ -498,7 +527,7 @@ impl PrivateKey {
         let inv1pd = Fn::ONE.add(&d).invert();
         // Z for the default uid is a hash of public data only.
         let z_default = public.z(DEFAULT_UID).ok()?;
-        Some(PrivateKey { d, inv1pd, public, z_default })
+        Some(PrivateKey { d, inv1pd, public, z_default, nonce: NonceKey::new(b) })
     }
 
     /// d, 32 bytes big-endian.
@@ -523,11 +552,15 @@ impl PrivateKey {
 
     /// Signs a caller-computed e = SM3(Z ‖ M).
     pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature> {
-        let d_bytes = self.to_bytes();
         loop {
-            let k = random_scalar(&[&d_bytes[..], e])?;
+            let (k, beta) = self.nonce.sign_pair(e)?;
             let kl = Zeroizing::new(k.to_canonical());
-            let x1 = Fn::from_limbs_reduce(&mul::x_affine_ct(&mul::mul_g_ct(&kl)).to_canonical());
+            let mut p = mul::mul_g_ct(&kl);
+            // Only x is needed: X·(Z⁻¹)², Z⁻¹ through the blinded inversion
+            // (p ≠ O since k ∈ [1, n−1]).
+            let x = p.x.mul(&invert_blinded(&p.z, &beta).square());
+            p.zeroize();
+            let x1 = Fn::from_limbs_reduce(&x.to_canonical());
             if let Some(sig) = self.sign_finish(e, &k, &x1) {
                 return Ok(sig);
             }
@@ -540,11 +573,10 @@ impl PrivateKey {
     /// inversion is constant time in the values, like the single one.
     #[doc(hidden)]
     pub fn sign_digests(&self, es: &[[u8; 32]]) -> Result<Vec<Signature>> {
-        let d_bytes = self.to_bytes();
         let mut ks = Vec::with_capacity(es.len());
         let mut pts = Vec::with_capacity(es.len());
         for e in es {
-            let k = random_scalar(&[&d_bytes[..], e])?;
+            let k = self.nonce.sign_k(e)?;
             let kl = Zeroizing::new(k.to_canonical());
             pts.push(mul::mul_g_ct(&kl));
             ks.push(k);
@@ -607,9 +639,13 @@ impl PrivateKey {
         x.copy_from_slice(&ct.c1[1..33]);
         y.copy_from_slice(&ct.c1[33..]);
         let c1 = Affine::from_xy_vartime(&x, &y).map_err(|_| Error::DecryptionFailed)?;
+        let beta = self.nonce.decrypt_blind(&x, y[31] & 1 == 1)?;
         let mut dl = Zeroizing::new(self.d.to_canonical());
-        let mut s = mul::mul_ct(&c1, &dl).to_affine();
+        let mut sj = mul::mul_ct(&c1, &dl);
         dl.zeroize();
+        // d·C1 ≠ O (C1 ≠ O is on the curve, the cofactor is 1, d ∈ [1, n−2]).
+        let mut s = affine_with_inverse(&sj, &invert_blinded(&sj.z, &beta));
+        sj.zeroize();
         let mut x2y2 = Zeroizing::new([0u8; 64]);
         x2y2[..32].copy_from_slice(&s.x.to_be_bytes());
         x2y2[32..].copy_from_slice(&s.y.to_be_bytes());
@@ -787,7 +823,68 @@ pub mod testing {
     /// Encryption with a given k.
     pub fn encrypt_with_k(key: &PublicKey, msg: &[u8], k: &[u8; 32]) -> Result<Ciphertext> {
         let k = scalar(k)?;
-        key.encrypt_with_k(msg, &k).ok_or_else(|| Error::invalid("this k gives an all-zero KDF output"))
+        // A fresh blinding factor: the output must not depend on it.
+        let (_, beta) = nonce::os_pair()?;
+        key.encrypt_with_k(msg, &k, &beta).ok_or_else(|| Error::invalid("this k gives an all-zero KDF output"))
+    }
+
+    /// The session-2 signing path (SM3-KDF nonce with a 32-byte OS seed per
+    /// call, constant-time inversion), kept for same-process A/B timings
+    /// (examples/sm2_sign_ab.rs).
+    pub fn sign_digest_reference(key: &PrivateKey, e: &[u8; 32]) -> Result<Signature> {
+        let d_bytes = key.to_bytes();
+        loop {
+            let k = random_scalar(&[&d_bytes[..], e])?;
+            let kl = Zeroizing::new(k.to_canonical());
+            let x1 = Fn::from_limbs_reduce(&mul::x_affine_ct(&mul::mul_g_ct(&kl)).to_canonical());
+            if let Some(sig) = key.sign_finish(e, &k, &x1) {
+                return Ok(sig);
+            }
+        }
+    }
+
+    /// The session-2 encryption path (SM3-KDF ephemeral, constant-time
+    /// shared inversion), for A/B timings.
+    pub fn encrypt_reference(key: &PublicKey, m: &[u8]) -> Result<Ciphertext> {
+        let k = random_scalar(&[&key.inner.x, &key.inner.y])?;
+        let kl = Zeroizing::new(k.to_canonical());
+        let c1 = mul::mul_g_ct(&kl);
+        let s = match &key.inner.table {
+            Some(t) => t.mul_ct(&kl),
+            None => mul::mul_ct(&key.inner.point, &kl),
+        };
+        let pts = batch_to_affine(&[c1, s]);
+        let mut x2y2 = Zeroizing::new([0u8; 64]);
+        x2y2[..32].copy_from_slice(&pts[1].x.to_be_bytes());
+        x2y2[32..].copy_from_slice(&pts[1].y.to_be_bytes());
+        let mut c2 = vec![0u8; m.len()];
+        sm3::kdf_into(&[&x2y2[..]], &mut c2);
+        c2.iter_mut().zip(m).for_each(|(t, b)| *t ^= b);
+        let c3 = sm3::hash_parts(&[&x2y2[..32], m, &x2y2[32..]]);
+        Ok(Ciphertext { c1: pts[0].to_uncompressed(), c3, c2 })
+    }
+
+    /// The session-2 decryption (constant-time inversion of d·C1), for A/B
+    /// timings.
+    pub fn decrypt_reference(key: &PrivateKey, ct: &Ciphertext) -> Result<Vec<u8>> {
+        let mut x = [0u8; 32];
+        let mut y = [0u8; 32];
+        x.copy_from_slice(&ct.c1[1..33]);
+        y.copy_from_slice(&ct.c1[33..]);
+        let c1 = Affine::from_xy_vartime(&x, &y).map_err(|_| Error::DecryptionFailed)?;
+        let s = mul::mul_ct(&c1, &key.d.to_canonical()).to_affine();
+        let mut x2y2 = Zeroizing::new([0u8; 64]);
+        x2y2[..32].copy_from_slice(&s.x.to_be_bytes());
+        x2y2[32..].copy_from_slice(&s.y.to_be_bytes());
+        let mut m = vec![0u8; ct.c2.len()];
+        sm3::kdf_into(&[&x2y2[..]], &mut m);
+        m.iter_mut().zip(&ct.c2).for_each(|(t, c)| *t ^= c);
+        let u = sm3::hash_parts(&[&x2y2[..32], &m, &x2y2[32..]]);
+        if bool::from(u.ct_eq(&ct.c3)) {
+            Ok(m)
+        } else {
+            Err(Error::DecryptionFailed)
+        }
     }
 
     /// A key exchange with a given ephemeral private key.
