@@ -791,3 +791,33 @@ def test_hypothesis_random_bytes_give_clear_errors(key: sm2.PrivateKey, data: by
     for enc in sm2.ENCODINGS:
         with pytest.raises(InvalidSignature):
             key.public_key().verify(data, b"m", encoding=enc)  # type: ignore[arg-type]
+
+
+# ---- argument errors are ValueErrors, checked before anything is spent ----------------------------------
+
+
+def test_huge_counts_and_lengths_raise_invalid_input(key: sm2.PrivateKey) -> None:
+    with pytest.raises(InvalidInputError, match="far above"):
+        sm2.SignaturePool(2**70)
+    pool = sm2.SignaturePool(0)
+    with pytest.raises(InvalidInputError, match="far above"):
+        pool.refill(2**64)
+    peer = sm2.PrivateKey.generate()
+    kx = sm2.KeyExchange("initiator", key, peer.public_key(), uid=b"a", peer_uid=b"b")
+    other = sm2.KeyExchange("responder", peer, key.public_key(), uid=b"b", peer_uid=b"a")
+    with pytest.raises(InvalidInputError, match="far above"):
+        kx.compute(other.ephemeral_public_key(), 2**70)
+    # A bad confirmation argument is refused before the exchange is spent.
+    with pytest.raises(TypeError):
+        kx.compute(other.ephemeral_public_key(), 16, confirmation="abc")  # type: ignore[arg-type]
+    rb = other.compute(kx.ephemeral_public_key(), 16)
+    ra = kx.compute(other.ephemeral_public_key(), 16, confirmation=rb.confirmation)
+    assert ra.key == rb.key
+
+
+def test_verify_many_rejects_a_uid_no_signature_can_use(key: sm2.PrivateKey) -> None:
+    msg = b"m"
+    items = [(key.public_key(), msg, key.sign(msg))]
+    with pytest.raises(InvalidInputError, match="user ID too long: 8192 bytes, at most 8191"):
+        sm2.verify_many(items, uid=bytes(8192))
+    assert sm2.verify_many(items) == [True]

@@ -121,7 +121,7 @@ def _password(password: Buffer | str | None) -> bytes | None:
     require_bytes(password, "password")
     pw = bytes(password)
     if not pw:
-        raise InvalidInputError("password must not be empty (pass None for an unencrypted key)")
+        raise InvalidInputError("password must not be empty (give no password for an unencrypted key)")
     return pw
 
 
@@ -276,7 +276,10 @@ class SignaturePool:
             raise TypeError(f"n must be an int, got {type(n).__name__}")
         if n < 0:
             raise InvalidInputError(f"n must be >= 0, got {n}")
-        self._pool = _native.Sm2SignaturePool(n)
+        try:
+            self._pool = _native.Sm2SignaturePool(n)
+        except OverflowError:
+            raise InvalidInputError(f"n = {n} is far above the signature pool's maximum size") from None
 
     @property
     def remaining(self) -> int:
@@ -290,7 +293,10 @@ class SignaturePool:
         """Adds ``n`` fresh nonces."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InvalidInputError(f"n must be a non-negative int, got {n!r}")
-        self._pool.refill(n)
+        try:
+            self._pool.refill(n)
+        except OverflowError:
+            raise InvalidInputError(f"n = {n} is far above the signature pool's maximum size") from None
 
     def __reduce__(self) -> NoReturn:
         raise TypeError("a SignaturePool holds one-time secret nonces and cannot be pickled")
@@ -440,8 +446,12 @@ class PrivateKey:
         return self._key.sign_digest(digest, der)
 
     def decrypt(self, ciphertext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
-        """The plaintext, or :class:`DecryptionError` (one opaque error for every
-        failure: bad C1, all-zero KDF output, C3 mismatch)."""
+        """The plaintext, or :class:`DecryptionError`: one opaque error for every
+        ciphertext that is well-formed for ``mode`` but does not decrypt (C1 not
+        on the curve, all-zero KDF output, C3 mismatch), and no plaintext is
+        released. A malformed ciphertext (too short, a C1 prefix other than 04,
+        broken DER, a DER coordinate not below p) raises
+        :class:`InvalidInputError`; those checks look only at public bytes."""
         code = 0 if mode == "c1c3c2" else _mode(mode)
         if not isinstance(ciphertext, _BYTES):
             require_bytes(ciphertext, "ciphertext")
@@ -583,7 +593,13 @@ class KeyExchange:
         require_bytes(peer_ephemeral, "peer_ephemeral")
         if isinstance(length, bool) or not isinstance(length, int) or length <= 0:
             raise InvalidInputError(f"length must be a positive int, got {length!r}")
-        key, out, expected = self._kx.compute(peer_ephemeral, length)
+        if confirmation is not None:
+            # Checked before the exchange is spent (compute runs once).
+            require_bytes(confirmation, "confirmation")
+        try:
+            key, out, expected = self._kx.compute(peer_ephemeral, length)
+        except OverflowError:
+            raise InvalidInputError(f"length = {length} is far above the largest key SM2's KDF can derive") from None
         result = KeyExchangeResult(key, out, expected)
         if confirmation is not None:
             result.check_confirmation(confirmation)

@@ -374,7 +374,7 @@ fn sm2_verify_many(
     items: Vec<(PyRef<'_, Sm2PublicKey>, Bytes<'_>, Bytes<'_>)>,
     uid: Bytes<'_>,
     der: bool,
-) -> Vec<bool> {
+) -> PyResult<Vec<bool>> {
     let uid = uid.as_slice();
     // Clone the keys (an Arc bump each) and drop the Python references so the
     // work can run without the GIL.
@@ -384,7 +384,7 @@ fn sm2_verify_many(
         keys.push(k.inner.clone());
         data.push((m, s));
     }
-    py.detach(|| {
+    py.detach(|| -> shangmi::Result<Vec<bool>> {
         // A signature that does not even parse is simply invalid.
         let parsed: Vec<Option<sm2::Signature>> =
             data.iter().map(|(_, s)| parse_signature(s.as_slice(), der).ok()).collect();
@@ -396,13 +396,14 @@ fn sm2_verify_many(
                 index.push(i);
             }
         }
-        let ok = sm2::verify_many(&batch, uid);
+        let ok = sm2::verify_many(&batch, uid)?;
         let mut out = vec![false; data.len()];
         for (i, good) in index.into_iter().zip(ok) {
             out[i] = good;
         }
-        out
+        Ok(out)
     })
+    .py_err()
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -179,7 +179,10 @@ fn pool_and_batches() {
     let sigs = sign_many(&k, &msgs, DEFAULT_UID).unwrap();
     let pk = k.public_key();
     let mut items: Vec<(&PublicKey, &[u8], &Signature)> = msgs.iter().zip(&sigs).map(|(m, s)| (pk, *m, s)).collect();
-    assert_eq!(verify_many(&items, DEFAULT_UID), vec![true; 4]);
+    assert_eq!(verify_many(&items, DEFAULT_UID).unwrap(), vec![true; 4]);
     items[2].1 = b"x";
-    assert_eq!(verify_many(&items, DEFAULT_UID), vec![true, true, false, true]);
+    assert_eq!(verify_many(&items, DEFAULT_UID).unwrap(), vec![true, true, false, true]);
+    let long_uid = vec![0u8; 8192];
+    let m = verify_many(&items, &long_uid).unwrap_err().to_string();
+    assert!(m.contains("SM2 user ID too long: 8192 bytes, at most 8191"), "{m}");
 }

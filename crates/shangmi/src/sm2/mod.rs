@@ -727,11 +727,21 @@ impl SignaturePool {
         let fresh: Result<Vec<Vec<PoolEntry>>> = chunks.par_iter().map(|&c| Self::generate(c)).collect();
         let mut fresh = fresh?;
         let mut entries = self.lock();
-        for chunk in fresh.iter_mut() {
-            entries.extend_from_slice(chunk);
-            chunk.zeroize();
-        }
-        Ok(())
+        // Another thread may have refilled meanwhile: the bound holds under the lock.
+        let result = if entries.len() + n > MAX_POOL {
+            Err(Error::invalid(format!(
+                "signature pool size must be at most {MAX_POOL} (has {}, asked to add {n})",
+                entries.len()
+            )))
+        } else {
+            reserve_wiping(&mut entries, n);
+            for chunk in fresh.iter() {
+                entries.extend_from_slice(chunk);
+            }
+            Ok(())
+        };
+        fresh.iter_mut().for_each(|chunk| chunk.zeroize());
+        result
     }
 
     /// `n` pairs with one shared inversion (Montgomery's trick).
@@ -767,6 +777,20 @@ impl SignaturePool {
     }
 }
 
+/// Makes room for `extra` more entries without leaving the nonces behind in
+/// freed memory: `Vec`'s own growth would copy them to a new buffer and free
+/// the old one unwiped, so the old buffer is wiped here before it goes.
+fn reserve_wiping(entries: &mut Vec<PoolEntry>, extra: usize) {
+    if entries.capacity() - entries.len() >= extra {
+        return;
+    }
+    let mut grown = Vec::with_capacity(entries.len() + extra);
+    grown.extend_from_slice(entries);
+    // Zeroizing a Vec wipes its whole capacity, then the old buffer is freed.
+    entries.zeroize();
+    *entries = grown;
+}
+
 impl Drop for SignaturePool {
     fn drop(&mut self) {
         // Zeroizing a Vec wipes its whole capacity.
@@ -793,8 +817,13 @@ pub fn sign_many(key: &PrivateKey, msgs: &[&[u8]], uid: &[u8]) -> Result<Vec<Sig
 }
 
 /// Verifies every (key, message, signature) with user ID `uid` (in parallel).
-pub fn verify_many(items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Vec<bool> {
-    items.par_iter().map(|(pk, m, s)| pk.verify(m, uid, s).is_ok()).collect()
+/// A uid that no signature can use (too long) is the caller's error, as in
+/// [`PublicKey::verify`], not a batch of invalid signatures.
+pub fn verify_many(items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Result<Vec<bool>> {
+    if uid.len() > MAX_UID_LEN {
+        return Err(Error::invalid(format!("SM2 user ID too long: {} bytes, at most {MAX_UID_LEN}", uid.len())));
+    }
+    Ok(items.par_iter().map(|(pk, m, s)| pk.verify(m, uid, s).is_ok()).collect())
 }
 
 /// Test-only hooks that inject k to reproduce the standard's examples. Only
