@@ -210,7 +210,9 @@ pub fn double_with<B: FpMul>(b: B, p: &Jacobian) -> Jacobian {
     let m = m.double().add(&m); // 3(X² − Z⁴)
     let s = b.mul(&ys2, &p.x); // 4XY²
     let y8 = fp_half(&b.sqr(&ys2)); // 8Y⁴
-    let x3 = b.sqr(&m).sub(&s.double());
+                                    // M² − 2S as two subtractions: the first result stays in registers and
+                                    // 2S is never formed (one modular operation and its spill fewer).
+    let x3 = b.sqr(&m).sub(&s).sub(&s);
     let y3 = b.mul(&m, &s.sub(&x3)).sub(&y8);
     Jacobian { x: x3, y: y3, z: z3 }
 }
@@ -227,7 +229,8 @@ fn add_mixed_raw<B: FpMul>(b: B, p: &Jacobian, q: &Affine) -> (Jacobian, Choice,
     let hh = b.sqr(&h);
     let hhh = b.mul(&h, &hh);
     let v = b.mul(&p.x, &hh);
-    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
+    // R² − H³ − 2V without forming 2V (see double_with).
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v).sub(&v);
     let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&p.y, &hhh));
     let z3 = b.mul(&p.z, &h);
     (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
@@ -272,7 +275,8 @@ fn add_raw<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Choice, Cho
     let hh = b.sqr(&h);
     let hhh = b.mul(&h, &hh);
     let v = b.mul(&u1, &hh);
-    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
+    // R² − H³ − 2V without forming 2V (see double_with).
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v).sub(&v);
     let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&s1, &hhh));
     let z3 = b.mul(&b.mul(&p.z, &q.z), &h);
     (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
