@@ -128,9 +128,8 @@ impl Jacobian {
         self.z.is_zero()
     }
 
-    /// 2·P with a = −3 (4M + 4S, the ecp_nistz256 arrangement: Z3 = 2Y·Z
-    /// and 8Y⁴ = (4Y²)²/2 save the additions of dbl-2001-b's 3M + 5S).
-    /// Infinity maps to infinity.
+    /// 2·P with a = −3 (4M + 4S and 8 additions-class operations; see
+    /// [`double_with`]). Infinity maps to infinity.
     #[inline]
     pub fn double(&self) -> Jacobian {
         with_fp_mul!(|b| double_with(b, self))
@@ -198,22 +197,28 @@ impl Jacobian {
     }
 }
 
-/// 2·p (see [`Jacobian::double`]): with S = 4XY² and M = 3(X − Z²)(X + Z²),
-/// X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴, Z3 = 2YZ.
+/// 2·p (see [`Jacobian::double`]). The textbook a = −3 doubling (S = 4XY²,
+/// M = 3(X − Z²)(X + Z²), X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴, Z3 = 2YZ) is
+/// computed scaled by λ = 1/2, i.e. as the equivalent Jacobian triple
+/// (X3/4, Y3/8, Z3/2) of the same point: with M' = M/2 = t + t/2 for
+/// t = (X − Z²)(X + Z²), S' = S/4 = XY²,
+/// X3' = M'² − 2S', Y3' = M'(S' − X3') − Y⁴, Z3' = YZ
+/// (check: M'(S' − X3') = M(S − X3)/8). Same 4M + 4S, but 8 additions-class
+/// operations instead of 10: no 2Y, and 3/2·t = t + t/2 replaces 3t and
+/// the halving of 16Y⁴. Infinity (Z = 0) maps to Z3' = 0.
 #[inline]
 pub fn double_with<B: FpMul>(b: B, p: &Jacobian) -> Jacobian {
-    let ys = p.y.double(); // 2Y
     let zz = b.sqr(&p.z); // Z²
-    let ys2 = b.sqr(&ys); // 4Y²
-    let z3 = b.mul(&ys, &p.z); // 2YZ
-    let m = b.mul(&p.x.add(&zz), &p.x.sub(&zz));
-    let m = m.double().add(&m); // 3(X² − Z⁴)
-    let s = b.mul(&ys2, &p.x); // 4XY²
-    let y8 = fp_half(&b.sqr(&ys2)); // 8Y⁴
-                                    // M² − 2S as two subtractions: the first result stays in registers and
-                                    // 2S is never formed (one modular operation and its spill fewer).
+    let yy = b.sqr(&p.y); // Y²
+    let z3 = b.mul(&p.y, &p.z); // YZ
+    let t = b.mul(&p.x.add(&zz), &p.x.sub(&zz)); // X² − Z⁴
+    let m = t.add(&fp_half(&t)); // 3(X² − Z⁴)/2
+    let s = b.mul(&p.x, &yy); // XY²
+    let y4 = b.sqr(&yy); // Y⁴
+                         // M'² − 2S' as two subtractions: the first result stays in registers
+                         // and 2S' is never formed.
     let x3 = b.sqr(&m).sub(&s).sub(&s);
-    let y3 = b.mul(&m, &s.sub(&x3)).sub(&y8);
+    let y3 = b.mul(&m, &s.sub(&x3)).sub(&y4);
     Jacobian { x: x3, y: y3, z: z3 }
 }
 
