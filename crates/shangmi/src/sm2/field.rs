@@ -442,23 +442,14 @@ pub(crate) mod adx {
         yes
     }
 
-    /// a·b·2^−256 mod p: the full 512-bit product by rows (each row adds
-    /// a·b[i] with two independent carry chains, ADOX for the low product
-    /// words and ADCX for the high ones), then the same reduction as
-    /// [`mont_sqr`]: four multiplication-free Montgomery steps on the low
-    /// half (k = the low word, −p⁻¹ ≡ 1 mod 2^64, adds k·(p + 1)/2^64 =
-    /// k + k·2^192 − k·2^32 − k·2^160; each step's result fits 256 bits
-    /// because (r + k·p)/2^64 < 2^192 + p for r < 2^256), the high half
-    /// added (a 257-bit sum) and one constant-time subtraction of p. The
-    /// reduction works on a 4-word accumulator (10 instructions a step)
-    /// where the interleaved (CIOS) form needs 5 words (12 a step).
-    ///
-    /// The result is v = (a·b + K·p)/2^256 with the unique K < 2^256 that
-    /// makes it exact, minus p if v ≥ p: the same integer as the portable
-    /// CIOS `mont_mul_portable` computes, so the two agree bit-for-bit on any
-    /// 256-bit inputs (v < 2^256 + p always; v < 2p, so the result is < p,
-    /// when either input is < p). No branches, no memory access depending
-    /// on the values (only loads of a, b and the constant P_WORDS).
+    /// a·b·2^−256 mod p for a, b < p: the same interleaved (CIOS) algorithm
+    /// as the portable `mont_mul`, bit-for-bit. Each row adds a·b[i] with
+    /// two independent carry chains (ADOX for the low product words, ADCX for
+    /// the high ones); each reduction step adds k·(p + 1)/2^64 with k = the
+    /// low word (−p⁻¹ ≡ 1 mod 2^64) as t += k + k·2^192 − k·2^32 − k·2^160,
+    /// i.e. shifts and add/sub chains only; the final subtraction of p is a
+    /// borrow chain and CMOVs. No branches, no memory access depending on
+    /// the values (only loads of a and b).
     ///
     /// # Safety
     /// The CPU must support BMI2 and ADX (`available()` returned true).
@@ -471,7 +462,7 @@ pub(crate) mod adx {
         // preserves_flags).
         unsafe {
             core::arch::asm!(
-                // Row 0: a·b[0] into r8..r12.
+                // Row 0: t = a·b[0] (r8..r12), r13 = 0, r15 = 0.
                 "mov rdx, [rdi]",
                 "mulx r9, r8, [rsi]",
                 "mulx r10, rax, [rsi + 8]",
@@ -481,61 +472,61 @@ pub(crate) mod adx {
                 "mulx r12, rax, [rsi + 24]",
                 "adc r11, rax",
                 "adc r12, 0",
-                // Row i (1..3): a·b[i] added at word i; the XOR clears CF
-                // and OF; the last high word lands in the new top register,
-                // which then takes both pending carries (the row's sum fits
-                // its 5 + i words, so nothing carries out of it).
+                "xor r13, r13",
+                "xor r15, r15",
+                // Shift count for SHLX/SHRX (k·2^32 split into two words).
+                "mov r14d, 32",
+                // Reduce (k = r8): acc r9..r13.
+                "shlx rax, r8, r14", "shrx rcx, r8, r14",
+                "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r12, r8", "adc r13, 0",
+                "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r12, rcx", "sbb r13, 0",
+                // Row 1: acc r9..r13, new top r8.
                 "mov rdx, [rdi + 8]",
-                "xor r13d, r13d",
+                "xor r8, r8",
                 "mulx rcx, rax, [rsi]", "adox r9, rax", "adcx r10, rcx",
                 "mulx rcx, rax, [rsi + 8]", "adox r10, rax", "adcx r11, rcx",
                 "mulx rcx, rax, [rsi + 16]", "adox r11, rax", "adcx r12, rcx",
-                "mulx r13, rax, [rsi + 24]", "adox r12, rax",
-                "mov ecx, 0", "adcx r13, rcx", "adox r13, rcx",
+                "mulx rcx, rax, [rsi + 24]", "adox r12, rax", "adcx r13, rcx",
+                "adox r13, r15", "adcx r8, r15", "adox r8, r15",
+                // Reduce (k = r9): acc r10, r11, r12, r13, r8.
+                "shlx rax, r9, r14", "shrx rcx, r9, r14",
+                "add r10, r9", "adc r11, 0", "adc r12, 0", "adc r13, r9", "adc r8, 0",
+                "sub r10, rax", "sbb r11, rcx", "sbb r12, rax", "sbb r13, rcx", "sbb r8, 0",
+                // Row 2: acc r10, r11, r12, r13, r8, new top r9.
                 "mov rdx, [rdi + 16]",
-                "xor r14d, r14d",
+                "xor r9, r9",
                 "mulx rcx, rax, [rsi]", "adox r10, rax", "adcx r11, rcx",
                 "mulx rcx, rax, [rsi + 8]", "adox r11, rax", "adcx r12, rcx",
                 "mulx rcx, rax, [rsi + 16]", "adox r12, rax", "adcx r13, rcx",
-                "mulx r14, rax, [rsi + 24]", "adox r13, rax",
-                "mov ecx, 0", "adcx r14, rcx", "adox r14, rcx",
+                "mulx rcx, rax, [rsi + 24]", "adox r13, rax", "adcx r8, rcx",
+                "adox r8, r15", "adcx r9, r15", "adox r9, r15",
+                // Reduce (k = r10): acc r11, r12, r13, r8, r9.
+                "shlx rax, r10, r14", "shrx rcx, r10, r14",
+                "add r11, r10", "adc r12, 0", "adc r13, 0", "adc r8, r10", "adc r9, 0",
+                "sub r11, rax", "sbb r12, rcx", "sbb r13, rax", "sbb r8, rcx", "sbb r9, 0",
+                // Row 3: acc r11, r12, r13, r8, r9, new top r10.
                 "mov rdx, [rdi + 24]",
-                "xor r15d, r15d",
+                "xor r10, r10",
                 "mulx rcx, rax, [rsi]", "adox r11, rax", "adcx r12, rcx",
                 "mulx rcx, rax, [rsi + 8]", "adox r12, rax", "adcx r13, rcx",
-                "mulx rcx, rax, [rsi + 16]", "adox r13, rax", "adcx r14, rcx",
-                "mulx r15, rax, [rsi + 24]", "adox r14, rax",
-                "mov ecx, 0", "adcx r15, rcx", "adox r15, rcx",
-                // The reduction, exactly as in mont_sqr (rdx = 2^32: MULX
-                // splits k·2^32 into k >> 32 and k << 32).
-                "mov rdx, 0x100000000",
-                "mulx rcx, rax, r8",
-                "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r8, 0",
-                "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r8, rcx",
-                "mulx rcx, rax, r9",
-                "add r10, r9", "adc r11, 0", "adc r8, 0", "adc r9, 0",
-                "sub r10, rax", "sbb r11, rcx", "sbb r8, rax", "sbb r9, rcx",
-                "mulx rcx, rax, r10",
-                "add r11, r10", "adc r8, 0", "adc r9, 0", "adc r10, 0",
-                "sub r11, rax", "sbb r8, rcx", "sbb r9, rax", "sbb r10, rcx",
-                "mulx rcx, rax, r11",
-                "add r8, r11", "adc r9, 0", "adc r10, 0", "adc r11, 0",
-                "sub r8, rax", "sbb r9, rcx", "sbb r10, rax", "sbb r11, rcx",
-                // Low half r8..r11 plus the high half r12..r15 (rdi = carry).
-                "xor edi, edi",
-                "add r12, r8", "adc r13, r9", "adc r14, r10", "adc r15, r11", "adc rdi, 0",
-                // Final: (rdi:r15:r14:r13:r12) − p; keep the input on borrow.
-                "mov r8, r12", "mov r9, r13", "mov r10, r14", "mov r11, r15",
-                "sub r8, -1", "sbb r9, [rip + {p} + 8]", "sbb r10, -1", "sbb r11, [rip + {p} + 24]", "sbb rdi, 0",
-                "cmovc r8, r12", "cmovc r9, r13", "cmovc r10, r14", "cmovc r11, r15",
+                "mulx rcx, rax, [rsi + 16]", "adox r13, rax", "adcx r8, rcx",
+                "mulx rcx, rax, [rsi + 24]", "adox r8, rax", "adcx r9, rcx",
+                "adox r9, r15", "adcx r10, r15", "adox r10, r15",
+                // Reduce (k = r11): acc r12, r13, r8, r9, r10.
+                "shlx rax, r11, r14", "shrx rcx, r11, r14",
+                "add r12, r11", "adc r13, 0", "adc r8, 0", "adc r9, r11", "adc r10, 0",
+                "sub r12, rax", "sbb r13, rcx", "sbb r8, rax", "sbb r9, rcx", "sbb r10, 0",
+                // Final: (r10:r9:r8:r13:r12) − p; keep the input if it borrows.
+                "mov r11, r12", "mov rdx, r13", "mov rax, r8", "mov rcx, r9",
+                "sub r11, -1", "sbb rdx, [rip + {p} + 8]", "sbb rax, -1", "sbb rcx, [rip + {p} + 24]", "sbb r10, 0",
+                "cmovc r11, r12", "cmovc rdx, r13", "cmovc rax, r8", "cmovc rcx, r9",
                 inout("rsi") a.as_ptr() => _,
                 inout("rdi") b.as_ptr() => _,
-                out("r8") r0,
-                out("r9") r1,
-                out("r10") r2,
-                out("r11") r3,
-                out("rax") _, out("rcx") _, out("rdx") _,
-                out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                out("r11") r0,
+                out("rdx") r1,
+                out("rax") r2,
+                out("rcx") r3,
+                out("r8") _, out("r9") _, out("r10") _, out("r12") _, out("r13") _, out("r14") _, out("r15") _,
                 p = sym P_WORDS,
                 options(pure, readonly, nostack),
             );
@@ -597,26 +588,25 @@ pub(crate) mod adx {
                 "mov rdx, [rsi + 24]",
                 "mulx rcx, rax, rdx",
                 "adc r14, rax", "adc r15, rcx",
-                // rdx = 2^32 for the whole reduction: MULX then splits
-                // k·2^32 into (k >> 32, k << 32) on ports 1 and 5, where
-                // SHLX/SHRX would compete with the carry chains (ADC, SBB,
-                // CMOV: ports 0 and 6); the same µop count.
-                "mov rdx, 0x100000000",
+                // Shift count for SHLX/SHRX (k·2^32 split into two words;
+                // a MULX by 2^32 would take the same µop count but adds
+                // three cycles to each step's dependency chain).
+                "mov edi, 32",
                 // Four reduction steps on the low half r8..r11: with k the
                 // low word, r ← (r >> 64) + k + k·2^192 − k·2^32 − k·2^160.
-                "mulx rcx, rax, r8",
+                "shlx rax, r8, rdi", "shrx rcx, r8, rdi",
                 "add r9, r8", "adc r10, 0", "adc r11, 0", "adc r8, 0",
                 "sub r9, rax", "sbb r10, rcx", "sbb r11, rax", "sbb r8, rcx",
                 // low half now r9, r10, r11, r8
-                "mulx rcx, rax, r9",
+                "shlx rax, r9, rdi", "shrx rcx, r9, rdi",
                 "add r10, r9", "adc r11, 0", "adc r8, 0", "adc r9, 0",
                 "sub r10, rax", "sbb r11, rcx", "sbb r8, rax", "sbb r9, rcx",
                 // r10, r11, r8, r9
-                "mulx rcx, rax, r10",
+                "shlx rax, r10, rdi", "shrx rcx, r10, rdi",
                 "add r11, r10", "adc r8, 0", "adc r9, 0", "adc r10, 0",
                 "sub r11, rax", "sbb r8, rcx", "sbb r9, rax", "sbb r10, rcx",
                 // r11, r8, r9, r10
-                "mulx rcx, rax, r11",
+                "shlx rax, r11, rdi", "shrx rcx, r11, rdi",
                 "add r8, r11", "adc r9, 0", "adc r10, 0", "adc r11, 0",
                 "sub r8, rax", "sbb r9, rcx", "sbb r10, rax", "sbb r11, rcx",
                 // r8, r9, r10, r11: add the high half (rdi = carry).

@@ -215,9 +215,8 @@ pub fn double_with<B: FpMul>(b: B, p: &Jacobian) -> Jacobian {
     let m = t.add(&fp_half(&t)); // 3(X² − Z⁴)/2
     let s = b.mul(&p.x, &yy); // XY²
     let y4 = b.sqr(&yy); // Y⁴
-                         // M'² − 2S' as two subtractions: the first result stays in registers
-                         // and 2S' is never formed.
-    let x3 = b.sqr(&m).sub(&s).sub(&s);
+                         // 2S' is formed off the critical path (S' is ready long before M'²).
+    let x3 = b.sqr(&m).sub(&s.double());
     let y3 = b.mul(&m, &s.sub(&x3)).sub(&y4);
     Jacobian { x: x3, y: y3, z: z3 }
 }
@@ -234,8 +233,7 @@ fn add_mixed_raw<B: FpMul>(b: B, p: &Jacobian, q: &Affine) -> (Jacobian, Choice,
     let hh = b.sqr(&h);
     let hhh = b.mul(&h, &hh);
     let v = b.mul(&p.x, &hh);
-    // R² − H³ − 2V without forming 2V (see double_with).
-    let x3 = b.sqr(&r).sub(&hhh).sub(&v).sub(&v);
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
     let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&p.y, &hhh));
     let z3 = b.mul(&p.z, &h);
     (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
@@ -280,8 +278,7 @@ fn add_raw<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Choice, Cho
     let hh = b.sqr(&h);
     let hhh = b.mul(&h, &hh);
     let v = b.mul(&u1, &hh);
-    // R² − H³ − 2V without forming 2V (see double_with).
-    let x3 = b.sqr(&r).sub(&hhh).sub(&v).sub(&v);
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
     let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&s1, &hhh));
     let z3 = b.mul(&b.mul(&p.z, &q.z), &h);
     (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
