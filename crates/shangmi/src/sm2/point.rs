@@ -413,6 +413,39 @@ mod tests {
         }
     }
 
+    /// The 1/2-scaled doubling is exactly the textbook a = −3 doubling
+    /// (S = 4XY², M = 3(X − Z²)(X + Z²), X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴,
+    /// Z3 = 2YZ, written out here with plain field operations) with its
+    /// coordinates divided by 4, 8 and 2, on both multiplication paths.
+    #[test]
+    fn scaled_doubling_is_textbook_doubling_over_powers_of_two() {
+        let textbook = |p: &Jacobian| {
+            let zz = p.z.square();
+            let yy = p.y.square();
+            let s = p.x.mul(&yy).double().double();
+            let t = p.x.sub(&zz).mul(&p.x.add(&zz));
+            let m = t.double().add(&t);
+            let x3 = m.square().sub(&s.double());
+            let y8 = yy.square().double().double().double();
+            let y3 = m.mul(&s.sub(&x3)).sub(&y8);
+            let z3 = p.y.mul(&p.z).double();
+            (x3, y3, z3)
+        };
+        let check = |got: &Jacobian, p: &Jacobian| {
+            let (x3, y3, z3) = textbook(p);
+            assert_eq!(got.x.to_canonical(), fp_half(&fp_half(&x3)).to_canonical());
+            assert_eq!(got.y.to_canonical(), fp_half(&fp_half(&fp_half(&y3))).to_canonical());
+            assert_eq!(got.z.to_canonical(), fp_half(&z3).to_canonical());
+        };
+        for (_, pj) in points() {
+            check(&double_with(PortableMul, &pj), &pj);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = crate::sm2::field::AdxMul::get() {
+                check(&double_with(adx, &pj), &pj);
+            }
+        }
+    }
+
     /// Both multiplication paths give identical coordinates.
     #[cfg(target_arch = "x86_64")]
     #[test]
