@@ -239,7 +239,7 @@ pub(crate) fn half_portable(a: &Limbs) -> Limbs {
 /// the result stay in registers; the second operand is read from memory.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod addsub {
-    use super::P;
+    use super::P_WORDS;
     use crate::arith::Limbs;
 
     /// (a + b) mod p for a, b < p: the 257-bit sum, minus p unless that
@@ -262,9 +262,9 @@ pub(crate) mod addsub {
                 "mov {t2}, {r2}",
                 "mov {t3}, {r3}",
                 "sub {t0}, -1",
-                "sbb {t1}, {p1}",
+                "sbb {t1}, [rip + {p} + 8]",
                 "sbb {t2}, -1",
-                "sbb {t3}, {p3}",
+                "sbb {t3}, [rip + {p} + 24]",
                 "sbb {c}, 0",
                 // No borrow: the sum was ≥ p, take the difference.
                 "cmovnc {r0}, {t0}",
@@ -276,8 +276,7 @@ pub(crate) mod addsub {
                 r2 = inout(reg) r2,
                 r3 = inout(reg) r3,
                 b = in(reg) b.as_ptr(),
-                p1 = in(reg) P[1],
-                p3 = in(reg) P[3],
+                p = sym P_WORDS,
                 c = out(reg) _,
                 t0 = out(reg) _,
                 t1 = out(reg) _,
@@ -290,8 +289,9 @@ pub(crate) mod addsub {
     }
 
     /// (a − b) mod p for a, b < p: the difference, plus p masked by the
-    /// borrow. p = (−1, m·2^32, −1, m with bit 32 clear) for the all-ones
-    /// mask m, so the masked p needs no constants.
+    /// borrow (the mask m itself for the all-ones words, AND with p's other
+    /// two words: ports 0/1/5/6, where shifts would take ports 0/6 from the
+    /// carry chains).
     #[inline(always)]
     pub(crate) fn sub(a: &Limbs, b: &Limbs) -> Limbs {
         let [mut r0, mut r1, mut r2, mut r3] = *a;
@@ -305,9 +305,9 @@ pub(crate) mod addsub {
                 "sbb {r3}, [{b} + 24]",
                 "sbb {m}, 0",
                 "mov {t1}, {m}",
-                "shl {t1}, 32",
+                "and {t1}, [rip + {p} + 8]",
                 "mov {t3}, {m}",
-                "btr {t3}, 32",
+                "and {t3}, [rip + {p} + 24]",
                 "add {r0}, {m}",
                 "adc {r1}, {t1}",
                 "adc {r2}, {m}",
@@ -317,6 +317,7 @@ pub(crate) mod addsub {
                 r2 = inout(reg) r2,
                 r3 = inout(reg) r3,
                 b = in(reg) b.as_ptr(),
+                p = sym P_WORDS,
                 m = out(reg) _,
                 t1 = out(reg) _,
                 t3 = out(reg) _,
@@ -331,8 +332,8 @@ pub(crate) mod addsub {
     #[inline(always)]
     pub(crate) fn half(a: &Limbs) -> Limbs {
         let [mut r0, mut r1, mut r2, mut r3] = *a;
-        // SAFETY: registers only; every register written is an operand; no
-        // stack use; flags clobbered.
+        // SAFETY: reads only the static P_WORDS; every register written is
+        // an operand; no stack use; flags clobbered.
         unsafe {
             core::arch::asm!(
                 "xor {c:e}, {c:e}",
@@ -340,9 +341,9 @@ pub(crate) mod addsub {
                 "and {m}, 1",
                 "neg {m}",
                 "mov {t1}, {m}",
-                "shl {t1}, 32",
+                "and {t1}, [rip + {p} + 8]",
                 "mov {t3}, {m}",
-                "btr {t3}, 32",
+                "and {t3}, [rip + {p} + 24]",
                 "add {r0}, {m}",
                 "adc {r1}, {t1}",
                 "adc {r2}, {m}",
@@ -356,11 +357,12 @@ pub(crate) mod addsub {
                 r1 = inout(reg) r1,
                 r2 = inout(reg) r2,
                 r3 = inout(reg) r3,
+                p = sym P_WORDS,
                 c = out(reg) _,
                 m = out(reg) _,
                 t1 = out(reg) _,
                 t3 = out(reg) _,
-                options(pure, nomem, nostack),
+                options(pure, readonly, nostack),
             );
         }
         [r0, r1, r2, r3]
@@ -396,10 +398,17 @@ pub(crate) fn mont_mul_portable(a: &Limbs, b: &Limbs) -> Limbs {
     final_sub([t[0], t[1], t[2], t[3]], t[4], &P)
 }
 
+/// p's words in memory, for assembly that reads the two irregular ones
+/// as operands (`sbb r, [rip + P_WORDS + 8]`: one fused µop, where a
+/// 64-bit immediate would take a MOVABS and a register).
+#[cfg(target_arch = "x86_64")]
+static P_WORDS: Limbs = P;
+
 /// BMI2 + ADX (MULX/ADCX/ADOX) Montgomery multiplication for SM2's p,
 /// selected at run time; the portable Rust code above is the fallback.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod adx {
+    use super::P_WORDS;
     use crate::arith::Limbs;
     use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -508,10 +517,8 @@ pub(crate) mod adx {
                 "add r12, r11", "adc r13, 0", "adc r8, 0", "adc r9, r11", "adc r10, 0",
                 "sub r12, rax", "sbb r13, rcx", "sbb r8, rax", "sbb r9, rcx", "sbb r10, 0",
                 // Final: (r10:r9:r8:r13:r12) − p; keep the input if it borrows.
-                "mov rsi, 0xffffffff00000000",
-                "mov rdi, 0xfffffffeffffffff",
                 "mov r11, r12", "mov rdx, r13", "mov rax, r8", "mov rcx, r9",
-                "sub r11, -1", "sbb rdx, rsi", "sbb rax, -1", "sbb rcx, rdi", "sbb r10, 0",
+                "sub r11, -1", "sbb rdx, [rip + {p} + 8]", "sbb rax, -1", "sbb rcx, [rip + {p} + 24]", "sbb r10, 0",
                 "cmovc r11, r12", "cmovc rdx, r13", "cmovc rax, r8", "cmovc rcx, r9",
                 inout("rsi") a.as_ptr() => _,
                 inout("rdi") b.as_ptr() => _,
@@ -520,6 +527,7 @@ pub(crate) mod adx {
                 out("rax") r2,
                 out("rcx") r3,
                 out("r8") _, out("r9") _, out("r10") _, out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                p = sym P_WORDS,
                 options(pure, readonly, nostack),
             );
         }
@@ -580,7 +588,9 @@ pub(crate) mod adx {
                 "mov rdx, [rsi + 24]",
                 "mulx rcx, rax, rdx",
                 "adc r14, rax", "adc r15, rcx",
-                // Shift count for SHLX/SHRX (k·2^32 split into two words).
+                // Shift count for SHLX/SHRX (k·2^32 split into two words;
+                // a MULX by 2^32 would take the same µop count but adds
+                // three cycles to each step's dependency chain).
                 "mov edi, 32",
                 // Four reduction steps on the low half r8..r11: with k the
                 // low word, r ← (r >> 64) + k + k·2^192 − k·2^32 − k·2^160.
@@ -603,10 +613,8 @@ pub(crate) mod adx {
                 "xor edi, edi",
                 "add r12, r8", "adc r13, r9", "adc r14, r10", "adc r15, r11", "adc rdi, 0",
                 // Final: (rdi:r15:r14:r13:r12) − p; keep the input on borrow.
-                "mov rdx, 0xffffffff00000000",
-                "mov rsi, 0xfffffffeffffffff",
                 "mov r8, r12", "mov r9, r13", "mov r10, r14", "mov r11, r15",
-                "sub r8, -1", "sbb r9, rdx", "sbb r10, -1", "sbb r11, rsi", "sbb rdi, 0",
+                "sub r8, -1", "sbb r9, [rip + {p} + 8]", "sbb r10, -1", "sbb r11, [rip + {p} + 24]", "sbb rdi, 0",
                 "cmovc r8, r12", "cmovc r9, r13", "cmovc r10, r14", "cmovc r11, r15",
                 inout("rsi") a.as_ptr() => _,
                 out("r8") r0,
@@ -615,6 +623,7 @@ pub(crate) mod adx {
                 out("r11") r3,
                 out("rax") _, out("rcx") _, out("rdx") _, out("rdi") _,
                 out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                p = sym P_WORDS,
                 options(pure, readonly, nostack),
             );
         }

@@ -128,9 +128,8 @@ impl Jacobian {
         self.z.is_zero()
     }
 
-    /// 2·P with a = −3 (4M + 4S, the ecp_nistz256 arrangement: Z3 = 2Y·Z
-    /// and 8Y⁴ = (4Y²)²/2 save the additions of dbl-2001-b's 3M + 5S).
-    /// Infinity maps to infinity.
+    /// 2·P with a = −3 (4M + 4S and 8 additions-class operations; see
+    /// [`double_with`]). Infinity maps to infinity.
     #[inline]
     pub fn double(&self) -> Jacobian {
         with_fp_mul!(|b| double_with(b, self))
@@ -198,20 +197,27 @@ impl Jacobian {
     }
 }
 
-/// 2·p (see [`Jacobian::double`]): with S = 4XY² and M = 3(X − Z²)(X + Z²),
-/// X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴, Z3 = 2YZ.
+/// 2·p (see [`Jacobian::double`]). The textbook a = −3 doubling (S = 4XY²,
+/// M = 3(X − Z²)(X + Z²), X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴, Z3 = 2YZ) is
+/// computed scaled by λ = 1/2, i.e. as the equivalent Jacobian triple
+/// (X3/4, Y3/8, Z3/2) of the same point: with M' = M/2 = t + t/2 for
+/// t = (X − Z²)(X + Z²), S' = S/4 = XY²,
+/// X3' = M'² − 2S', Y3' = M'(S' − X3') − Y⁴, Z3' = YZ
+/// (check: M'(S' − X3') = M(S − X3)/8). Same 4M + 4S, but 8 additions-class
+/// operations instead of 10: no 2Y, and 3/2·t = t + t/2 replaces 3t and
+/// the halving of 16Y⁴. Infinity (Z = 0) maps to Z3' = 0.
 #[inline]
 pub fn double_with<B: FpMul>(b: B, p: &Jacobian) -> Jacobian {
-    let ys = p.y.double(); // 2Y
     let zz = b.sqr(&p.z); // Z²
-    let ys2 = b.sqr(&ys); // 4Y²
-    let z3 = b.mul(&ys, &p.z); // 2YZ
-    let m = b.mul(&p.x.add(&zz), &p.x.sub(&zz));
-    let m = m.double().add(&m); // 3(X² − Z⁴)
-    let s = b.mul(&ys2, &p.x); // 4XY²
-    let y8 = fp_half(&b.sqr(&ys2)); // 8Y⁴
+    let yy = b.sqr(&p.y); // Y²
+    let z3 = b.mul(&p.y, &p.z); // YZ
+    let t = b.mul(&p.x.add(&zz), &p.x.sub(&zz)); // X² − Z⁴
+    let m = t.add(&fp_half(&t)); // 3(X² − Z⁴)/2
+    let s = b.mul(&p.x, &yy); // XY²
+    let y4 = b.sqr(&yy); // Y⁴
+                         // 2S' is formed off the critical path (S' is ready long before M'²).
     let x3 = b.sqr(&m).sub(&s.double());
-    let y3 = b.mul(&m, &s.sub(&x3)).sub(&y8);
+    let y3 = b.mul(&m, &s.sub(&x3)).sub(&y4);
     Jacobian { x: x3, y: y3, z: z3 }
 }
 
@@ -403,6 +409,39 @@ mod tests {
             let one = j.to_affine_vartime();
             for got in [&vt[i], &ct[i], &one] {
                 assert!(bool::from(got.x.ct_eq(&want.x) & got.y.ct_eq(&want.y)), "point {i}");
+            }
+        }
+    }
+
+    /// The 1/2-scaled doubling is exactly the textbook a = −3 doubling
+    /// (S = 4XY², M = 3(X − Z²)(X + Z²), X3 = M² − 2S, Y3 = M(S − X3) − 8Y⁴,
+    /// Z3 = 2YZ, written out here with plain field operations) with its
+    /// coordinates divided by 4, 8 and 2, on both multiplication paths.
+    #[test]
+    fn scaled_doubling_is_textbook_doubling_over_powers_of_two() {
+        let textbook = |p: &Jacobian| {
+            let zz = p.z.square();
+            let yy = p.y.square();
+            let s = p.x.mul(&yy).double().double();
+            let t = p.x.sub(&zz).mul(&p.x.add(&zz));
+            let m = t.double().add(&t);
+            let x3 = m.square().sub(&s.double());
+            let y8 = yy.square().double().double().double();
+            let y3 = m.mul(&s.sub(&x3)).sub(&y8);
+            let z3 = p.y.mul(&p.z).double();
+            (x3, y3, z3)
+        };
+        let check = |got: &Jacobian, p: &Jacobian| {
+            let (x3, y3, z3) = textbook(p);
+            assert_eq!(got.x.to_canonical(), fp_half(&fp_half(&x3)).to_canonical());
+            assert_eq!(got.y.to_canonical(), fp_half(&fp_half(&fp_half(&y3))).to_canonical());
+            assert_eq!(got.z.to_canonical(), fp_half(&z3).to_canonical());
+        };
+        for (_, pj) in points() {
+            check(&double_with(PortableMul, &pj), &pj);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(adx) = crate::sm2::field::AdxMul::get() {
+                check(&double_with(adx, &pj), &pj);
             }
         }
     }
