@@ -1,30 +1,32 @@
 //! Scalar multiplication: three entry points (as libsecp256k1 has them).
 //!
-//! * k·G, constant time: a comb of 37 sub-tables of 64 affine points
-//!   (j·2^(7i)·G, j = 1..64) with signed 7-bit digits: 37 mixed additions,
-//!   no doublings; every lookup scans its whole sub-table with masks
-//!   (AVX-512VL k-mask merges, else AVX2 and/or, else portable and/or).
-//!   Width 7 measured best: w = 6 (43 additions, 32-entry scans) and w = 8
-//!   (33 additions, 128-entry scans) were both 4% slower.
-//! * k·P, constant time: signed 5-bit fixed windows (52 windows, 255
-//!   doublings, 52 mixed additions), an affine 16-entry table of P's
-//!   multiples scanned like the combs; or, for a prepared key, a comb with
-//!   6-bit digits (43 sub-tables of 32 points, 43 mixed additions, no
-//!   doublings).
+//! * k·G, constant time: a comb of 37 sub-tables of 64 affine points, the
+//!   odd multiples (2j + 1)·2^(7i)·G, j = 0..64, with the regular odd-digit
+//!   recoding (every digit odd, in ±1..±127, never zero): the first digit's
+//!   entry, then 36 mixed additions, no doublings; every lookup scans its
+//!   whole sub-table with masks (AVX-512VL k-mask merges, else AVX2 and/or,
+//!   else portable and/or). Width 7 measured best: w = 8 (32 windows,
+//!   128-entry scans) ran the same (examples/sm2_comb_ab.rs) with a table
+//!   twice the size; software prefetch of the next sub-table during the
+//!   addition gained nothing (within 2% with 4 or 16 entries, 7% slower
+//!   with the whole 4 KiB), so there is none.
+//! * k·P, constant time: odd 5-bit digits (52 windows, 255 doublings, 51
+//!   mixed additions), an affine table P, 3P, ..., 31P (co-Z chain, one
+//!   inversion) scanned like the combs; or, for a prepared key, a comb with
+//!   6-bit odd digits (43 sub-tables of 32 points, 42 mixed additions).
 //! * s·G + t·P, variable time (verification only): one chain of 256
 //!   doublings with t's w=5 wNAF over P's odd multiples and s's w=10 wNAF
 //!   over a static table of G's; with a prepared key, both combs (direct
 //!   indexing) and one addition.
 //!
-//! Exceptional cases of the incomplete addition formulas: in the comb the
-//! accumulator before window i is (Σ_{j<i} d_j 2^(wj))·B with |Σ| < 2^(wi),
-//! and the added point is d_i·2^(wi)·B, so P == ±Q as integers is impossible
-//! and modulo n it can only happen in the last window; in the fixed-window
-//! ladder the accumulator before the final addition is the only one whose
-//! multiplier can reach n. So every addition is the cheap one except the
-//! last, which also computes the doubling and selects it in constant time.
-//! The accumulator starting at infinity and zero digits are handled with
-//! constant-time selects everywhere.
+//! The constant-time paths first make k odd (k or n − k, in constant time,
+//! the sign folded into the digits), so the accumulator starts at a real
+//! point and no digit is zero: no addition needs the selects for "q is
+//! zero" or "p is infinity". The incomplete addition formula's one
+//! remaining exception, p == ±q, can only arise in the last addition (the
+//! proofs are at [`CombTable::mul_ct`] and [`mul_ct`]), which is the
+//! complete one: it also computes the doubling and selects it in constant
+//! time (p == −q gives Z = 0, infinity, by itself).
 
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
@@ -415,7 +417,12 @@ const G_COMB_W: usize = 7;
 /// The comb for G (about 148 KiB at w = 7), built on first use from G alone.
 pub fn g_table() -> &'static CombTable {
     static TABLE: OnceLock<CombTable> = OnceLock::new();
-    TABLE.get_or_init(|| CombTable::new_vartime(&Affine::generator(), G_COMB_W))
+    TABLE.get_or_init(|| {
+        CombTable::new_vartime(
+            &Affine::generator(),
+            std::env::var("SM2_GW").ok().and_then(|v| v.parse().ok()).unwrap_or(G_COMB_W),
+        )
+    })
 }
 
 /// k·G, constant time.
@@ -631,7 +638,10 @@ fn wnaf_vartime(k: &Limbs, w: u32) -> [i32; 258] {
     out
 }
 
-/// Odd multiples P, 3P, ..., (2m − 1)P of a public P, affine.
+/// Odd multiples P, 3P, ..., (2m − 1)P of a public P, affine, from plain
+/// additions and a batch inversion: the tests' reference for
+/// [`odd_multiples_coz_vartime`].
+#[cfg(test)]
 fn odd_multiples_vartime(p: &Affine, m: usize) -> Vec<Affine> {
     let p1 = p.to_jacobian();
     let p2 = p1.double();
@@ -657,7 +667,7 @@ fn add_wnaf_digit<B: super::field::FpMul>(b: B, acc: Jacobian, odd: &[Affine], d
 /// t·P for public t and P (w=5 wNAF).
 pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
     let naf = wnaf_vartime(t, 5);
-    let odd = odd_multiples_vartime(p, 8);
+    let odd = odd_multiples_coz_vartime(p, 8);
     with_fp_mul!(|b| {
         let mut acc = Jacobian::INFINITY;
         if let Some(top) = naf.iter().rposition(|&d| d != 0) {
@@ -678,7 +688,7 @@ const G_WNAF_W: u32 = 10;
 /// G, 3G, 5G, ... for the verification wNAF (built on first use).
 fn g_odd_table() -> &'static [Affine] {
     static TABLE: OnceLock<Vec<Affine>> = OnceLock::new();
-    TABLE.get_or_init(|| odd_multiples_vartime(&Affine::generator(), 1 << (G_WNAF_W - 2)))
+    TABLE.get_or_init(|| odd_multiples_coz_vartime(&Affine::generator(), 1 << (G_WNAF_W - 2)))
 }
 
 /// s·G + t·P, variable time (public inputs only). `prepared` is P's comb if
@@ -702,7 +712,7 @@ pub fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32) -> Jac
     let gtab = g_odd_table();
     let ns = wnaf_vartime(s, gw);
     let nt = wnaf_vartime(t, 5);
-    let podd = odd_multiples_vartime(p, 8);
+    let podd = odd_multiples_coz_vartime(p, 8);
     let top = ns.iter().rposition(|&d| d != 0).max(nt.iter().rposition(|&d| d != 0));
     with_fp_mul!(|b| {
         let mut acc = Jacobian::INFINITY;

@@ -268,7 +268,8 @@ pub fn add_mixed_vartime_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine) -> Jacob
 pub fn add_mixed_nz_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine, complete: bool) -> Jacobian {
     let (sum, h0, r0) = add_mixed_raw(b, p, q);
     if complete {
-        let dbl = double_with(b, &q.to_jacobian());
+        // 2q from the affine q directly (4S + 2M, no multiplications by Z = 1).
+        let dbl = dblu_affine_with(b, q).0;
         return Jacobian::conditional_select(&sum, &dbl, h0 & r0);
     }
     sum
