@@ -2,14 +2,15 @@
 //!
 //! * k·G, constant time: a comb of 37 sub-tables of 64 affine points, the
 //!   odd multiples (2j + 1)·2^(7i)·G, j = 0..64, with the regular odd-digit
-//!   recoding (every digit odd, in ±1..±127, never zero): the first digit's
-//!   entry, then 36 mixed additions, no doublings; every lookup scans its
-//!   whole sub-table with masks (AVX-512VL k-mask merges, else AVX2 and/or,
-//!   else portable and/or). Width 7 measured best: w = 8 (32 windows,
-//!   128-entry scans) ran the same (examples/sm2_comb_ab.rs) with a table
-//!   twice the size; software prefetch of the next sub-table during the
-//!   addition gained nothing (within 2% with 4 or 16 entries, 7% slower
-//!   with the whole 4 KiB), so there is none.
+//!   recoding (every digit odd, in ±1..±127, never zero): one affine +
+//!   affine addition of the first two entries, then 35 mixed additions, no
+//!   doublings; every lookup scans its whole sub-table with masks (AVX-512VL
+//!   k-mask merges, else AVX2 and/or, else portable and/or). Width 7
+//!   measured best: w = 8 (32 windows, 128-entry scans) ran the same
+//!   (examples/sm2_comb_ab.rs) with a table twice the size; software
+//!   prefetch of the next sub-table during the addition gained nothing
+//!   (within 2% with 4 or 16 entries, 7% slower with the whole 4 KiB), so
+//!   there is none.
 //! * k·P, constant time: odd 5-bit digits (52 windows, 255 doublings, 51
 //!   mixed additions), an affine table P, 3P, ..., 31P (co-Z chain, one
 //!   inversion) scanned like the combs; or, for a prepared key, a comb with
@@ -33,8 +34,8 @@
 
 use super::field::{with_fp_mul, Fn, Fp, N};
 use super::point::{
-    add_mixed_ct_with, add_mixed_nz_with, add_mixed_vartime_with, batch_to_affine_vartime, dblu_affine_with,
-    double_with, zaddu_with, Affine, Jacobian,
+    add_affine_nz_with, add_mixed_ct_with, add_mixed_nz_with, add_mixed_vartime_with, batch_to_affine_vartime,
+    dblu_affine_with, double_with, zaddu_with, Affine, Jacobian,
 };
 use crate::arith::{mask_from_bit, reduce_once, sub_limbs, Limbs};
 use std::sync::OnceLock;
@@ -365,8 +366,8 @@ impl CombTable {
 
     /// k·B in constant time, for any k < 2^256: k made odd (k' = ±k mod n),
     /// recoded into ⌈256/w⌉ odd digits, the sign of k folded into the
-    /// digits' signs; the first digit's entry starts the accumulator and
-    /// each other one is one mixed addition, with no select and no zero
+    /// digits' signs; the first two entries are added as affine points and
+    /// each other one with one mixed addition, with no select and no zero
     /// test. Why no addition but the last can meet an exceptional case:
     /// before window i ≥ 1 the accumulator is A·B with A = Σ_{j<i} d_j 2^(wj),
     /// odd (d_0 is) so non-zero, and |A| ≤ Σ (2^w − 1)·2^(wj) < 2^(wi); the
@@ -382,8 +383,11 @@ impl CombTable {
         let mut digits = [(0u64, Choice::from(0)); 64];
         recode_odd(&k, self.w, self.windows, flip, &mut digits);
         let acc = with_fp_mul!(|b| {
-            let mut acc = self.lookup_ct(0, digits[0]).to_jacobian();
-            for i in 1..self.windows {
+            // Windows 0 and 1 (never the last: there are at least 32) add
+            // as two affine points.
+            let first = self.lookup_ct(0, digits[0]);
+            let mut acc = add_affine_nz_with(b, &first, &self.lookup_ct(1, digits[1]));
+            for i in 2..self.windows {
                 let p = self.lookup_ct(i, digits[i]);
                 acc = add_mixed_nz_with(b, &acc, &p, i + 1 == self.windows);
             }

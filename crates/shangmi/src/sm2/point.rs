@@ -313,6 +313,21 @@ pub fn zaddu_with<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Jaco
     (Jacobian { x: x3, y: y3, z: z3 }, Jacobian { x: w1, y: a, z: z3 })
 }
 
+/// p + q for affine p and q with p ≠ ±q (the caller proves it): the mixed
+/// addition with Z1 = 1, 4M + 2S. With H = x2 − x1, R = y2 − y1:
+/// X3 = R² − H³ − 2·x1·H², Y3 = R(x1·H² − X3) − y1·H³, Z3 = H.
+#[inline]
+pub fn add_affine_nz_with<B: FpMul>(b: B, p: &Affine, q: &Affine) -> Jacobian {
+    let h = q.x.sub(&p.x);
+    let r = q.y.sub(&p.y);
+    let hh = b.sqr(&h);
+    let hhh = b.mul(&h, &hh);
+    let v = b.mul(&p.x, &hh);
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
+    let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&p.y, &hhh));
+    Jacobian { x: x3, y: y3, z: h }
+}
+
 /// Full Jacobian addition core (12M + 4S) with the (H == 0, R == 0) flags.
 #[inline(always)]
 fn add_raw<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Choice, Choice) {
