@@ -373,11 +373,13 @@ impl CombTable {
     /// odd (d_0 is) so non-zero, and |A| ≤ Σ (2^w − 1)·2^(wj) < 2^(wi); the
     /// added entry is d_i·2^(wi)·B with |d_i·2^(wi)| ≥ 2^(wi) > |A|. So A is
     /// never ±d_i·2^(wi) as integers, A·B is never infinity (0 < |A| < n),
-    /// and modulo n they can meet only if |A| + |d_i·2^(wi)| < 2^(w(i+1))
-    /// reaches n, i.e. only for w(i + 1) > 256: the last window (w·(windows
-    /// − 1) < 256 ≤ w·windows). That last addition is the complete one: it
-    /// selects the doubling if the two are equal, and their being opposite
-    /// (k ≡ 0) gives Z = 0, infinity, by itself.
+    /// and modulo n they can meet only if |A| + |d_i·2^(wi)| (< 2^(w(i+1)))
+    /// reaches n > 2^255, so only if w(i + 1) ≥ 256: the last window alone,
+    /// as w·(windows − 1) ≤ 255. That last addition is the complete one: it
+    /// selects the doubling if the two are equal (this happens: for w = 7,
+    /// k' = 30·2^252 − n has last digit 15 and A = 15·2^252 − n; the tests
+    /// cover such k for every width), and their being opposite (k ≡ 0)
+    /// gives Z = 0, infinity, by itself.
     pub fn mul_ct(&self, k: &Limbs) -> Jacobian {
         let (mut k, flip) = odd_scalar(k);
         let mut digits = [(0u64, Choice::from(0)); 64];
@@ -824,8 +826,29 @@ mod tests {
             sub(&n, 1 << 40),
             crate::arith::sub_limbs(&n, &[0, 0, 1, 0]).0,
         ];
+        // 1..=40 include k = 6 (k' = n − 6), whose last fixed-window addition
+        // (k·P) is a doubling.
         for d in 1..=40u64 {
             ks.push([d, 0, 0, 0]);
+        }
+        // The scalars whose last comb addition is a doubling: k' = 2Q − n
+        // for a last-window entry Q = d·2^(w(windows − 1)), and n − k'.
+        for w in 5..=8usize {
+            let top = w * (256usize.div_ceil(w) - 1);
+            for d in (1..1u64 << w).step_by(2) {
+                // c = 2d·2^top may reach 2^256: 5 limbs, then c − n.
+                let (limb, off) = (top / 64, top % 64);
+                let v = (2 * d as u128) << off;
+                let mut c = [0u64; 5];
+                c[limb] = v as u64;
+                c[limb + 1] = (v >> 64) as u64;
+                let (k, b) = sub_limbs(&[c[0], c[1], c[2], c[3]], &n);
+                // 0 ≤ c − n < 2^256 (top limb c[4] − b = 0), and below n.
+                if c[4] == b && sub_limbs(&k, &n).1 == 1 {
+                    ks.push(k);
+                    ks.push(sub_limbs(&n, &k).0);
+                }
+            }
         }
         for _ in 0..16 {
             ks.push(limbs(seed));
