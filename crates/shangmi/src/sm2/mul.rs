@@ -1,37 +1,43 @@
 //! Scalar multiplication: three entry points (as libsecp256k1 has them).
 //!
-//! * k·G, constant time: a comb of 37 sub-tables of 64 affine points
-//!   (j·2^(7i)·G, j = 1..64) with signed 7-bit digits: 37 mixed additions,
-//!   no doublings; every lookup scans its whole sub-table with masks
-//!   (AVX-512VL k-mask merges, else AVX2 and/or, else portable and/or).
-//!   Width 7 measured best: w = 6 (43 additions, 32-entry scans) and w = 8
-//!   (33 additions, 128-entry scans) were both 4% slower.
-//! * k·P, constant time: signed 5-bit fixed windows (52 windows, 255
-//!   doublings, 52 mixed additions), an affine 16-entry table of P's
-//!   multiples scanned like the combs; or, for a prepared key, a comb with
-//!   6-bit digits (43 sub-tables of 32 points, 43 mixed additions, no
-//!   doublings).
+//! * k·G, constant time: a comb of 37 sub-tables of 64 affine points, the
+//!   odd multiples (2j + 1)·2^(7i)·G, j = 0..64, with the regular odd-digit
+//!   recoding (every digit odd, in ±1..±127, never zero): one affine +
+//!   affine addition of the first two entries, then 35 mixed additions, no
+//!   doublings; every lookup scans its whole sub-table with masks (AVX-512VL
+//!   k-mask merges, else AVX2 and/or, else portable and/or). Width 7
+//!   measured best: w = 8 (32 windows, 128-entry scans) ran the same
+//!   (examples/sm2_comb_ab.rs) with a table twice the size; software
+//!   prefetch of the next sub-table during the addition gained nothing
+//!   (within 2% with 4 or 16 entries, 7% slower with the whole 4 KiB), so
+//!   there is none.
+//! * k·P, constant time: odd 5-bit digits (52 windows, 255 doublings, 51
+//!   mixed additions), an affine table P, 3P, ..., 31P (co-Z chain, one
+//!   inversion) scanned like the combs; or, for a prepared key, a comb with
+//!   6-bit odd digits (43 sub-tables of 32 points, 42 mixed additions).
 //! * s·G + t·P, variable time (verification only): one chain of 256
 //!   doublings with t's w=5 wNAF over P's odd multiples and s's w=10 wNAF
 //!   over a static table of G's; with a prepared key, both combs (direct
 //!   indexing) and one addition.
 //!
-//! Exceptional cases of the incomplete addition formulas: in the comb the
-//! accumulator before window i is (Σ_{j<i} d_j 2^(wj))·B with |Σ| < 2^(wi),
-//! and the added point is d_i·2^(wi)·B, so P == ±Q as integers is impossible
-//! and modulo n it can only happen in the last window; in the fixed-window
-//! ladder the accumulator before the final addition is the only one whose
-//! multiplier can reach n. So every addition is the cheap one except the
-//! last, which also computes the doubling and selects it in constant time.
-//! The accumulator starting at infinity and zero digits are handled with
-//! constant-time selects everywhere.
+//! The constant-time paths first make k odd (k or n − k, in constant time,
+//! the sign folded into the digits), so the accumulator starts at a real
+//! point and no digit is zero: no addition needs the selects for "q is
+//! zero" or "p is infinity". The incomplete addition formula's one
+//! remaining exception, p == ±q, can only arise in the last addition (the
+//! proofs are at [`CombTable::mul_ct`] and [`mul_ct`]), which is the
+//! complete one: it also computes the doubling and selects it in constant
+//! time (p == −q gives Z = 0, infinity, by itself).
 
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::field::{with_fp_mul, Fn, Fp};
-use super::point::{add_mixed_ct_with, add_mixed_vartime_with, batch_to_affine_vartime, double_with, Affine, Jacobian};
-use crate::arith::Limbs;
+use super::field::{with_fp_mul, Fn, Fp, N};
+use super::point::{
+    add_affine_nz_with, add_mixed_ct_with, add_mixed_nz_with, add_mixed_vartime_with, batch_to_affine_vartime,
+    dblu_affine_with, double_with, zaddu_with, Affine, Jacobian,
+};
+use crate::arith::{mask_from_bit, reduce_once, sub_limbs, Limbs};
 use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
@@ -65,6 +71,46 @@ fn recode_signed(k: &Limbs, w: usize, windows: usize, out: &mut [(u64, Choice)])
         let mask = neg.wrapping_neg();
         let abs = (d ^ mask).wrapping_add(neg);
         *o = (abs, Choice::from(neg as u8));
+    }
+}
+
+/// k mod n made odd, in constant time: (k', flip) with k' = k mod n if that
+/// is odd, else n − (k mod n) (odd, as n is), and flip set in that case, so
+/// that k·B = (−1)^flip · k'·B for every B of order n. Any k < 2^256 (< 2n):
+/// one conditional subtraction reduces it. k' ∈ [1, n]; k' = n only for
+/// k ≡ 0, whose product is infinity.
+#[inline]
+fn odd_scalar(k: &Limbs) -> (Limbs, Choice) {
+    let k = reduce_once(k, &N);
+    let (nk, _) = sub_limbs(&N, &k);
+    let even = (k[0] & 1) ^ 1;
+    let m = mask_from_bit(even);
+    let out = core::array::from_fn(|i| (k[i] & !m) | (nk[i] & m));
+    (out, Choice::from(even as u8))
+}
+
+/// Regular odd-digit recoding (Joye–Tunstall) of an odd k < 2^256 into
+/// `windows` = ⌈256/w⌉ digits d_i, all odd and non-zero:
+/// d_i = 2·bits(k, wi + 1, w) + 1 − 2^w ∈ {±1, ±3, …, ±(2^w − 1)} for
+/// i < windows − 1 and the last d = 2·bits(k, w(windows − 1) + 1, ..) + 1 > 0,
+/// which has at most w − 1 bits there, so it is below 2^w too. The sum
+/// telescopes: Σ 2·bits·2^(wi) = k − 1 and Σ (1 − 2^w)·2^(wi) + 2^(w·last)
+/// = 1. (Equivalently k_(i+1) = (k_i − d_i)/2^w with d_i = (k_i mod
+/// 2^(w+1)) − 2^w keeps every k_i odd.) Each digit comes out as (entry
+/// index (|d| − 1)/2, sign), the sign XORed with `flip`. Constant time:
+/// shifts and masks only.
+#[inline]
+fn recode_odd(k: &Limbs, w: usize, windows: usize, flip: Choice, out: &mut [(u64, Choice)]) {
+    let half = 1u64 << (w - 1);
+    let flip = flip.unwrap_u8() as u64;
+    for (i, o) in out.iter_mut().enumerate().take(windows) {
+        let v = bits(k, i * w + 1, w);
+        // The last digit is positive (its top bit is clear, see above);
+        // otherwise d < 0 iff v < 2^(w−1), and then |d| = 2^w − 1 − 2v.
+        debug_assert!(i + 1 < windows || v < half, "last odd digit out of range");
+        let neg = if i + 1 == windows { 0 } else { (v >> (w - 1)) ^ 1 };
+        let idx = (v ^ neg.wrapping_neg()) & (half - 1);
+        *o = (idx, Choice::from((neg ^ flip) as u8));
     }
 }
 
@@ -254,8 +300,9 @@ fn from_limbs8(acc: [u64; 8]) -> Affine {
     }
 }
 
-/// A fixed-base comb: `windows` sub-tables of 2^(w−1) affine points
-/// j·2^(w i)·B for j = 1..=2^(w−1).
+/// A fixed-base comb: `windows` = ⌈256/w⌉ sub-tables of 2^(w−1) affine
+/// points, the odd multiples (2j + 1)·2^(w i)·B for j = 0..2^(w−1), which
+/// the odd digits of [`recode_odd`] select.
 #[derive(Debug)]
 pub struct CombTable {
     w: usize,
@@ -270,18 +317,19 @@ impl CombTable {
         // Digits fit 64 windows (w ≥ 5) and scans 128 entries (w ≤ 8).
         assert!((5..=8).contains(&w), "comb width must be 5..=8");
         let per = 1usize << (w - 1);
-        let windows = 257usize.div_ceil(w);
+        let windows = 256usize.div_ceil(w);
         let mut jac = Vec::with_capacity(windows * per);
         let mut b = base.to_jacobian();
         for _ in 0..windows {
+            let b2 = b.double();
             let mut acc = b;
             jac.push(acc);
             for _ in 1..per {
-                acc = acc.add_vartime(&b);
+                acc = acc.add_vartime(&b2);
                 jac.push(acc);
             }
-            // 2^(w−1)·b doubled once is the next window's base.
-            b = acc.double();
+            // (2^w − 1)·b + b is the next window's base 2^w·b.
+            b = acc.add_vartime(&b);
         }
         // The table depends only on the public base point, so the
         // variable-time batch inversion is allowed (never for secret points).
@@ -293,55 +341,74 @@ impl CombTable {
         self.points.len() * core::mem::size_of::<Affine>()
     }
 
-    /// The entry |d|·2^(w·win)·B, scanning the whole sub-table; zeros if d = 0.
+    /// The entry d·2^(w·win)·B for the digit (index, sign) = ((|d| − 1)/2,
+    /// neg), scanning the whole sub-table.
     #[inline(always)]
-    fn lookup_ct(&self, win: usize, abs: u64) -> Affine {
-        scan(&self.points[win * self.per..(win + 1) * self.per], abs)
+    fn lookup_ct(&self, win: usize, (idx, neg): (u64, Choice)) -> Affine {
+        let mut p = scan(&self.points[win * self.per..(win + 1) * self.per], idx + 1);
+        p.y = Fp::conditional_select(&p.y, &p.y.neg(), neg);
+        p
     }
 
     /// The lookups of [`Self::mul_ct`] alone (their sum of x coordinates),
     /// to time the scans in the A/B example.
     #[doc(hidden)]
     pub fn lookups_only(&self, k: &Limbs) -> Fp {
+        let (k, flip) = odd_scalar(k);
         let mut digits = [(0u64, Choice::from(0)); 64];
-        recode_signed(k, self.w, self.windows, &mut digits);
+        recode_odd(&k, self.w, self.windows, flip, &mut digits);
         let mut acc = Fp::ZERO;
-        for (i, (abs, _)) in digits.iter().enumerate().take(self.windows) {
-            acc = acc.add(&self.lookup_ct(i, *abs).x);
+        for (i, d) in digits.iter().enumerate().take(self.windows) {
+            acc = acc.add(&self.lookup_ct(i, *d).x);
         }
         acc
     }
 
-    /// k·B in constant time, for any k < 2^256. The multiplication backend
-    /// is chosen once for the whole loop (one CPU check, not one per
-    /// addition).
+    /// k·B in constant time, for any k < 2^256: k made odd (k' = ±k mod n),
+    /// recoded into ⌈256/w⌉ odd digits, the sign of k folded into the
+    /// digits' signs; the first two entries are added as affine points and
+    /// each other one with one mixed addition, with no select and no zero
+    /// test. Why no addition but the last can meet an exceptional case:
+    /// before window i ≥ 1 the accumulator is A·B with A = Σ_{j<i} d_j 2^(wj),
+    /// odd (d_0 is) so non-zero, and |A| ≤ Σ (2^w − 1)·2^(wj) < 2^(wi); the
+    /// added entry is d_i·2^(wi)·B with |d_i·2^(wi)| ≥ 2^(wi) > |A|. So A is
+    /// never ±d_i·2^(wi) as integers, A·B is never infinity (0 < |A| < n),
+    /// and modulo n they can meet only if |A| + |d_i·2^(wi)| (< 2^(w(i+1)))
+    /// reaches n > 2^255, so only if w(i + 1) ≥ 256: the last window alone,
+    /// as w·(windows − 1) ≤ 255. That last addition is the complete one: it
+    /// selects the doubling if the two are equal (this happens: for w = 7,
+    /// k' = 30·2^252 − n has last digit 15 and A = 15·2^252 − n; the tests
+    /// cover such k for every width), and their being opposite (k ≡ 0)
+    /// gives Z = 0, infinity, by itself.
     pub fn mul_ct(&self, k: &Limbs) -> Jacobian {
+        let (mut k, flip) = odd_scalar(k);
         let mut digits = [(0u64, Choice::from(0)); 64];
-        recode_signed(k, self.w, self.windows, &mut digits);
+        recode_odd(&k, self.w, self.windows, flip, &mut digits);
         let acc = with_fp_mul!(|b| {
-            let mut acc = Jacobian::INFINITY;
-            for (i, (abs, neg)) in digits.iter().enumerate().take(self.windows) {
-                let mut p = self.lookup_ct(i, *abs);
-                p.y = Fp::conditional_select(&p.y, &p.y.neg(), *neg);
-                acc = add_mixed_ct_with(b, &acc, &p, abs.ct_eq(&0), i + 1 == self.windows);
+            // Windows 0 and 1 (never the last: there are at least 32) add
+            // as two affine points.
+            let first = self.lookup_ct(0, digits[0]);
+            let mut acc = add_affine_nz_with(b, &first, &self.lookup_ct(1, digits[1]));
+            for i in 2..self.windows {
+                let p = self.lookup_ct(i, digits[i]);
+                acc = add_mixed_nz_with(b, &acc, &p, i + 1 == self.windows);
             }
             acc
         });
         digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
+        k.iter_mut().for_each(|l| *l = 0);
         acc
     }
 
-    /// k·B for a public k (direct indexing, zero digits skipped).
+    /// k·B for a public k (direct indexing).
     pub fn mul_vartime(&self, k: &Limbs) -> Jacobian {
+        let (k, flip) = odd_scalar(k);
         let mut digits = [(0u64, Choice::from(0)); 64];
-        recode_signed(k, self.w, self.windows, &mut digits);
+        recode_odd(&k, self.w, self.windows, flip, &mut digits);
         with_fp_mul!(|b| {
             let mut acc = Jacobian::INFINITY;
-            for (i, (abs, neg)) in digits.iter().enumerate().take(self.windows) {
-                if *abs == 0 {
-                    continue;
-                }
-                let p = self.points[i * self.per + *abs as usize - 1];
+            for (i, (idx, neg)) in digits.iter().enumerate().take(self.windows) {
+                let p = self.points[i * self.per + *idx as usize];
                 let p = if bool::from(*neg) { p.neg() } else { p };
                 acc = add_mixed_vartime_with(b, &acc, &p);
             }
@@ -350,10 +417,18 @@ impl CombTable {
     }
 }
 
-/// The comb for G (about 148 KiB), built on first use from G alone.
+/// Width of the comb for G (see the module header for the measurements).
+const G_COMB_W: usize = 7;
+
+/// The comb for G (about 148 KiB at w = 7), built on first use from G alone.
 pub fn g_table() -> &'static CombTable {
     static TABLE: OnceLock<CombTable> = OnceLock::new();
-    TABLE.get_or_init(|| CombTable::new_vartime(&Affine::generator(), 7))
+    TABLE.get_or_init(|| {
+        CombTable::new_vartime(
+            &Affine::generator(),
+            std::env::var("SM2_GW").ok().and_then(|v| v.parse().ok()).unwrap_or(G_COMB_W),
+        )
+    })
 }
 
 /// k·G, constant time.
@@ -374,17 +449,89 @@ fn multiples_jacobian_vartime(p: &Affine, n: usize) -> Vec<Jacobian> {
     t
 }
 
-/// k·P for a secret k < 2^256 and a public P: signed 5-bit fixed window
-/// (52 windows, 255 doublings), constant-time lookups in a 16-entry table of
-/// P's multiples. The table is affine (one batch inversion), so each of the
-/// 52 additions is a mixed one (8M + 3S instead of 12M + 4S, about 260
-/// multiplications saved against the inversion's ~300), and each lookup
-/// scans 16 × 64 bytes with the same scan as the combs. The table depends
+/// P, 3P, ..., (2m − 1)P, affine, for a public P (m ≥ 1, 2m − 1 below the
+/// order): a co-Z chain (Meloni; Longa–Gebotys for the inversion). 2P and P
+/// come out sharing Z_0 = 2y; each co-Z addition (5M + 2S) gives
+/// (2j + 1)P = (2j − 1)P + 2P with Z_j = Z_(j−1)·f_j, f_j = X(2P) − X((2j − 1)P),
+/// and 2P re-expressed with that same Z_j for the next step. The Z's form a
+/// chain, so one inversion of the last Z gives all of them backwards,
+/// Z_(j−1)⁻¹ = Z_j⁻¹·f_j (1M each, against the 3M of a batch inversion).
+/// Public data only: the inversion is the variable-time one.
+fn odd_multiples_coz_vartime(p: &Affine, m: usize) -> Vec<Affine> {
+    let mut jac = Vec::with_capacity(m);
+    let mut f = Vec::with_capacity(m);
+    with_fp_mul!(|b| {
+        let (mut two, mut cur) = dblu_affine_with(b, p);
+        for _ in 1..m {
+            f.push(two.x.sub(&cur.x));
+            let (sum, two_same_z) = zaddu_with(b, &two, &cur);
+            two = two_same_z;
+            cur = sum;
+            jac.push(cur);
+        }
+    });
+    let mut out = vec![*p; m];
+    if let Some(last) = jac.last() {
+        let mut zi = last.z.invert_vartime();
+        for j in (0..jac.len()).rev() {
+            let zi2 = zi.square();
+            out[j + 1] = Affine { x: jac[j].x.mul(&zi2), y: jac[j].y.mul(&zi2).mul(&zi) };
+            zi = zi.mul(&f[j]);
+        }
+    }
+    out
+}
+
+/// k·P for a secret k < 2^256 and a public P: odd-digit 5-bit fixed window
+/// (k made odd as in [`CombTable::mul_ct`], 52 digits, 255 doublings, 51
+/// mixed additions), constant-time lookups in an affine table of P, 3P, ...,
+/// 31P (16 entries, from [`odd_multiples_coz_vartime`]). The table depends
 /// only on the public point P (C1 in decryption, the public key in
 /// encryption, the peer's combined point in key exchange), never on k, so
-/// it uses the variable-time batch inversion; the doublings and additions
-/// run with the multiplication backend chosen once.
+/// it uses the variable-time inversion; the doublings and additions run
+/// with the multiplication backend chosen once.
+///
+/// Exceptional cases: with k_i the recoding's remainders (k_0 = k' ≤ n,
+/// k_(i+1) = (k_i − d_i)/32, all odd, k_51 = 1, 1 ≤ k_i < 2^(256−5i) + 1),
+/// the accumulator before adding d_i is A = 32·k_(i+1), and A + d_i = k_i.
+/// For i ≥ 1: 0 < A − 31 ≤ A ± d_i ≤ k_i + 62 < n, so neither A ≡ ±d_i nor
+/// A ≡ 0 (nor any 2^t·k_(i+1) of the doublings before it). For i = 0,
+/// A = 32·k_1 ≤ n + 32 is even, so not n, so the accumulator isn't infinity
+/// either; only that last addition can meet ±P, and it is the complete one
+/// (the doubling selected; k ≡ 0 gives Z = 0 by itself).
 pub fn mul_ct(p: &Affine, k: &Limbs) -> Jacobian {
+    const W: usize = 5;
+    const WINDOWS: usize = 52;
+    let table = odd_multiples_coz_vartime(p, 16);
+    let (mut k, flip) = odd_scalar(k);
+    let mut digits = [(0u64, Choice::from(0)); 64];
+    recode_odd(&k, W, WINDOWS, flip, &mut digits);
+    let lookup = |(idx, neg): (u64, Choice)| -> Affine {
+        let mut q = scan(&table, idx + 1);
+        q.y = Fp::conditional_select(&q.y, &q.y.neg(), neg);
+        q
+    };
+    let acc = with_fp_mul!(|b| {
+        let mut acc = lookup(digits[WINDOWS - 1]).to_jacobian();
+        for i in (0..WINDOWS - 1).rev() {
+            for _ in 0..W {
+                acc = double_with(b, &acc);
+            }
+            acc = add_mixed_nz_with(b, &acc, &lookup(digits[i]), i == 0);
+        }
+        acc
+    });
+    digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
+    k.iter_mut().for_each(|l| *l = 0);
+    acc
+}
+
+/// The session-2 k·P (signed digits with zeros, 16 multiples 1P..16P from
+/// doublings and additions plus a batch inversion, selects for the zero
+/// digits and the infinity start), kept for the in-process A/B of
+/// `examples/sm2_mul_ab.rs` and as a second implementation in the tests.
+#[doc(hidden)]
+pub fn mul_ct_signed(p: &Affine, k: &Limbs) -> Jacobian {
     const W: usize = 5;
     const WINDOWS: usize = 52;
     let table = batch_to_affine_vartime(&multiples_jacobian_vartime(p, 16));
@@ -497,7 +644,10 @@ fn wnaf_vartime(k: &Limbs, w: u32) -> [i32; 258] {
     out
 }
 
-/// Odd multiples P, 3P, ..., (2m − 1)P of a public P, affine.
+/// Odd multiples P, 3P, ..., (2m − 1)P of a public P, affine, from plain
+/// additions and a batch inversion: the tests' reference for
+/// [`odd_multiples_coz_vartime`].
+#[cfg(test)]
 fn odd_multiples_vartime(p: &Affine, m: usize) -> Vec<Affine> {
     let p1 = p.to_jacobian();
     let p2 = p1.double();
@@ -523,7 +673,7 @@ fn add_wnaf_digit<B: super::field::FpMul>(b: B, acc: Jacobian, odd: &[Affine], d
 /// t·P for public t and P (w=5 wNAF).
 pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
     let naf = wnaf_vartime(t, 5);
-    let odd = odd_multiples_vartime(p, 8);
+    let odd = odd_multiples_coz_vartime(p, 8);
     with_fp_mul!(|b| {
         let mut acc = Jacobian::INFINITY;
         if let Some(top) = naf.iter().rposition(|&d| d != 0) {
@@ -544,7 +694,7 @@ const G_WNAF_W: u32 = 10;
 /// G, 3G, 5G, ... for the verification wNAF (built on first use).
 fn g_odd_table() -> &'static [Affine] {
     static TABLE: OnceLock<Vec<Affine>> = OnceLock::new();
-    TABLE.get_or_init(|| odd_multiples_vartime(&Affine::generator(), 1 << (G_WNAF_W - 2)))
+    TABLE.get_or_init(|| odd_multiples_coz_vartime(&Affine::generator(), 1 << (G_WNAF_W - 2)))
 }
 
 /// s·G + t·P, variable time (public inputs only). `prepared` is P's comb if
@@ -568,7 +718,7 @@ pub fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32) -> Jac
     let gtab = g_odd_table();
     let ns = wnaf_vartime(s, gw);
     let nt = wnaf_vartime(t, 5);
-    let podd = odd_multiples_vartime(p, 8);
+    let podd = odd_multiples_coz_vartime(p, 8);
     let top = ns.iter().rposition(|&d| d != 0).max(nt.iter().rposition(|&d| d != 0));
     with_fp_mul!(|b| {
         let mut acc = Jacobian::INFINITY;
@@ -650,26 +800,131 @@ mod tests {
         bool::from(a.x.ct_eq(&b.x) & a.y.ct_eq(&b.y))
     }
 
-    /// Comb widths 5..=8 (8: 128-entry scans) and both k·P tables agree
-    /// with the default comb; the shared verification chain agrees with the
-    /// comb + wNAF sum for every G width. (tests/sm2_reference.rs checks
-    /// the entry points against an independent big-integer model.)
+    /// Edge scalars (0, 1, 2, n − 2, n − 1, n, n + 1, 2^255, 2^256 − 1,
+    /// small ones, ones with many zero windows as k and as n − k) and
+    /// random ones, reduced or not.
+    fn test_scalars(seed: &mut u64) -> Vec<Limbs> {
+        let n = N;
+        let sub = |a: &Limbs, d: u64| crate::arith::sub_limbs(a, &[d, 0, 0, 0]).0;
+        let add = |a: &Limbs, d: u64| crate::arith::add_limbs(a, &[d, 0, 0, 0]).0;
+        let mut ks = vec![
+            [0u64; 4],
+            sub(&n, 1),
+            sub(&n, 2),
+            sub(&n, 3),
+            n,
+            add(&n, 1),
+            add(&n, 2),
+            [0, 0, 0, 1 << 63],
+            [u64::MAX; 4],
+            [0, 0, 0, 1 << 60],
+            [1, 0, 0, 1 << 60],
+            [1, 0, 1, 0],
+            [0, 0, 1 << 8, 0],
+            [0x80, 0, 0, 0],
+            [u64::MAX, 0, 0, 0],
+            sub(&n, 1 << 40),
+            crate::arith::sub_limbs(&n, &[0, 0, 1, 0]).0,
+        ];
+        // 1..=40 include k = 6 (k' = n − 6), whose last fixed-window addition
+        // (k·P) is a doubling.
+        for d in 1..=40u64 {
+            ks.push([d, 0, 0, 0]);
+        }
+        // The scalars whose last comb addition is a doubling: k' = 2Q − n
+        // for a last-window entry Q = d·2^(w(windows − 1)), and n − k'.
+        for w in 5..=8usize {
+            let top = w * (256usize.div_ceil(w) - 1);
+            for d in (1..1u64 << w).step_by(2) {
+                // c = 2d·2^top may reach 2^256: 5 limbs, then c − n.
+                let (limb, off) = (top / 64, top % 64);
+                let v = (2 * d as u128) << off;
+                let mut c = [0u64; 5];
+                c[limb] = v as u64;
+                c[limb + 1] = (v >> 64) as u64;
+                let (k, b) = sub_limbs(&[c[0], c[1], c[2], c[3]], &n);
+                // 0 ≤ c − n < 2^256 (top limb c[4] − b = 0), and below n.
+                if c[4] == b && sub_limbs(&k, &n).1 == 1 {
+                    ks.push(k);
+                    ks.push(sub_limbs(&n, &k).0);
+                }
+            }
+        }
+        for _ in 0..16 {
+            ks.push(limbs(seed));
+        }
+        ks
+    }
+
+    /// The odd recoding gives odd digits below 2^w that sum back to k, for
+    /// every width the code uses.
+    #[test]
+    fn odd_recoding_sums_to_k() {
+        let mut seed = 0x5eed_0dd5_1234_5678u64;
+        for k in test_scalars(&mut seed) {
+            let (odd, flip) = odd_scalar(&k);
+            assert_eq!(odd[0] & 1, 1);
+            // ±odd ≡ k (mod n)
+            let k_mod_n = reduce_once(&k, &N);
+            let back = if bool::from(flip) { sub_limbs(&N, &odd).0 } else { odd };
+            let back = reduce_once(&back, &N);
+            assert_eq!(back, k_mod_n, "k={k:x?}");
+            for w in 5..=8usize {
+                let windows = 256usize.div_ceil(w);
+                let mut digits = [(0u64, Choice::from(0)); 64];
+                recode_odd(&odd, w, windows, Choice::from(0), &mut digits);
+                // Σ d_i 2^(wi) in 320-bit two's complement.
+                let mut sum = [0u64; 5];
+                for (i, (idx, neg)) in digits.iter().enumerate().take(windows) {
+                    assert!(*idx < 1 << (w - 1));
+                    let d = 2 * *idx + 1;
+                    let mut t = [0u64; 5];
+                    let (limb, off) = ((w * i) / 64, (w * i) % 64);
+                    t[limb] = d << off;
+                    if off > 0 && limb + 1 < 5 {
+                        t[limb + 1] = d >> (64 - off);
+                    }
+                    if bool::from(*neg) {
+                        assert!(i + 1 < windows, "last digit negative");
+                        let mut c = 1u64;
+                        for l in t.iter_mut() {
+                            let (v, o) = (!*l).overflowing_add(c);
+                            *l = v;
+                            c = o as u64;
+                        }
+                    }
+                    let mut c = 0u64;
+                    for (s, t) in sum.iter_mut().zip(t.iter()) {
+                        let (v, o1) = s.overflowing_add(*t);
+                        let (v, o2) = v.overflowing_add(c);
+                        *s = v;
+                        c = (o1 | o2) as u64;
+                    }
+                }
+                assert_eq!(sum, [odd[0], odd[1], odd[2], odd[3], 0], "w={w} k={k:x?}");
+            }
+        }
+    }
+
+    /// Every constant-time path (combs of widths 5..=8 for G and P, the
+    /// fixed window, the session-2 signed-digit one and its Jacobian-table
+    /// predecessor) and the comb's vartime path agree with the wNAF
+    /// double-and-add (an independent variable-time path: no comb, no odd
+    /// recoding, no reduction of k) on edge and random scalars; the shared
+    /// verification chain agrees with the comb + wNAF sum for every G
+    /// width. (tests/sm2_reference.rs checks the entry points against an
+    /// independent big-integer model.)
     #[test]
     fn variants_agree() {
         let mut seed = 0x0fed_cba9_8765_4321u64;
         let g = Affine::generator();
         let p = mul_g_ct(&limbs(&mut seed)).to_affine();
         let combs: Vec<CombTable> = (5..=8).map(|w| CombTable::new_vartime(&g, w)).collect();
-        let p_comb = CombTable::new_vartime(&p, 6);
-        let n_minus_1 = crate::arith::sub_limbs(&super::super::field::N, &[1, 0, 0, 0]).0;
-        let mut ks = vec![[0u64; 4], [1, 0, 0, 0], [2, 0, 0, 0], n_minus_1, [0, 0, 0, 1 << 63]];
-        for _ in 0..12 {
-            let mut k = limbs(&mut seed);
-            k[3] >>= 1;
-            ks.push(k);
-        }
+        let p_combs: Vec<CombTable> = (5..=8).map(|w| CombTable::new_vartime(&p, w)).collect();
+        let ks = test_scalars(&mut seed);
         for k in &ks {
-            let kg = mul_g_ct(k);
+            let kg = mul_vartime(&g, k);
+            assert!(same(&mul_g_ct(k), &kg), "k·G k={k:x?}");
             for c in &combs {
                 assert!(same(&c.mul_ct(k), &kg), "comb w={} k={k:x?}", c.w);
                 assert!(same(&c.mul_vartime(k), &kg), "comb vartime w={} k={k:x?}", c.w);
@@ -677,14 +932,34 @@ mod tests {
             if !bool::from(kg.is_infinity()) {
                 assert!(bool::from(x_affine_ct(&kg).ct_eq(&kg.to_affine().x)));
             }
-            let kp = p_comb.mul_ct(k);
+            let kp = mul_vartime(&p, k);
+            for c in &p_combs {
+                assert!(same(&c.mul_ct(k), &kp), "P comb w={} k={k:x?}", c.w);
+            }
             assert!(same(&mul_ct(&p, k), &kp), "k·P k={k:x?}");
+            assert!(same(&mul_ct(&g, k), &kg), "k·P with P = G, k={k:x?}");
+            assert!(same(&mul_ct_signed(&p, k), &kp), "k·P (signed digits) k={k:x?}");
             assert!(same(&mul_ct_jacobian_table(&p, k), &kp), "k·P (Jacobian table) k={k:x?}");
-            assert!(same(&mul_vartime(&p, k), &kp), "k·P vartime k={k:x?}");
             let t = ks[(ks.iter().position(|x| x == k).unwrap() + 3) % ks.len()];
             let expect = double_mul_comb_vartime(k, &t, &p);
             for gw in [2, 5, 8, G_WNAF_W] {
                 assert!(same(&double_mul_wnaf_vartime(k, &t, &p, gw), &expect), "s·G + t·P, gw={gw}");
+            }
+        }
+    }
+
+    /// The co-Z odd multiples match the ones from plain additions.
+    #[test]
+    fn coz_odd_multiples() {
+        let mut seed = 0x0dd0_dd0d_d0dd_0dd0u64;
+        for p in [Affine::generator(), mul_g_ct(&limbs(&mut seed)).to_affine()] {
+            for m in [1usize, 2, 16] {
+                let a = odd_multiples_coz_vartime(&p, m);
+                let b = odd_multiples_vartime(&p, m);
+                assert_eq!(a.len(), m);
+                for (x, y) in a.iter().zip(b.iter()) {
+                    assert!(bool::from(x.x.ct_eq(&y.x) & x.y.ct_eq(&y.y)), "m={m}");
+                }
             }
         }
     }

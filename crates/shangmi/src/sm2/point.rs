@@ -264,6 +264,76 @@ pub fn add_mixed_vartime_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine) -> Jacob
     sum
 }
 
+/// p + q for a p that is never the point at infinity and a q that is never
+/// −p (8M + 3S, no selects), for the odd-digit scalar multiplications of
+/// `mul.rs`, whose comments prove when these cases can't arise. p == q can
+/// happen only where `complete` is set: then 2q is computed too and selected
+/// in constant time. (p == −q needs nothing: H = 0 makes Z3 = Z1·H = 0, the
+/// point at infinity, which is the right answer.)
+#[inline(always)]
+pub fn add_mixed_nz_with<B: FpMul>(b: B, p: &Jacobian, q: &Affine, complete: bool) -> Jacobian {
+    let (sum, h0, r0) = add_mixed_raw(b, p, q);
+    if complete {
+        // 2q from the affine q directly (4S + 2M, no multiplications by Z = 1).
+        let dbl = dblu_affine_with(b, q).0;
+        return Jacobian::conditional_select(&sum, &dbl, h0 & r0);
+    }
+    sum
+}
+
+/// 2p and p as Jacobian points sharing one Z (= 2y), for an affine p with
+/// y ≠ 0 (every point of the curve but infinity: n is odd). With a = −3:
+/// M = 3(x² − 1), S = 4xy², 2p = (M² − 2S, M(S − X) − 8y⁴, 2y) and
+/// p = (S, 8y⁴, 2y) (4S + 2M). Starts the co-Z chain of odd multiples.
+#[inline]
+pub fn dblu_affine_with<B: FpMul>(b: B, p: &Affine) -> (Jacobian, Jacobian) {
+    let xx = b.sqr(&p.x);
+    let yy = b.sqr(&p.y);
+    let y4 = b.sqr(&yy);
+    let s = b.mul(&p.x, &yy).double().double(); // 4xy²
+    let m = xx.sub(&Fp::ONE);
+    let m = m.double().add(&m); // 3(x² − 1)
+    let y8 = y4.double().double().double(); // 8y⁴
+    let x2 = b.sqr(&m).sub(&s.double());
+    let y2 = b.mul(&m, &s.sub(&x2)).sub(&y8);
+    let z = p.y.double();
+    (Jacobian { x: x2, y: y2, z }, Jacobian { x: s, y: y8, z })
+}
+
+/// Co-Z addition (Meloni's ZADDU, 5M + 2S) of p and q sharing Z, p ≠ ±q:
+/// returns p + q and p re-expressed with the sum's Z, which is Z·(Xp − Xq).
+/// With C = (Xp − Xq)², W1 = Xp·C, W2 = Xq·C, D = (Yp − Yq)²,
+/// A = Yp·(W1 − W2): X3 = D − W1 − W2, Y3 = (Yp − Yq)(W1 − X3) − A, and p
+/// becomes (W1, A, Z3).
+#[inline]
+pub fn zaddu_with<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Jacobian) {
+    let dx = p.x.sub(&q.x);
+    let dy = p.y.sub(&q.y);
+    let c = b.sqr(&dx);
+    let w1 = b.mul(&p.x, &c);
+    let w2 = b.mul(&q.x, &c);
+    let a = b.mul(&p.y, &w1.sub(&w2));
+    let x3 = b.sqr(&dy).sub(&w1).sub(&w2);
+    let y3 = b.mul(&dy, &w1.sub(&x3)).sub(&a);
+    let z3 = b.mul(&p.z, &dx);
+    (Jacobian { x: x3, y: y3, z: z3 }, Jacobian { x: w1, y: a, z: z3 })
+}
+
+/// p + q for affine p and q with p ≠ ±q (the caller proves it): the mixed
+/// addition with Z1 = 1, 4M + 2S. With H = x2 − x1, R = y2 − y1:
+/// X3 = R² − H³ − 2·x1·H², Y3 = R(x1·H² − X3) − y1·H³, Z3 = H.
+#[inline]
+pub fn add_affine_nz_with<B: FpMul>(b: B, p: &Affine, q: &Affine) -> Jacobian {
+    let h = q.x.sub(&p.x);
+    let r = q.y.sub(&p.y);
+    let hh = b.sqr(&h);
+    let hhh = b.mul(&h, &hh);
+    let v = b.mul(&p.x, &hh);
+    let x3 = b.sqr(&r).sub(&hhh).sub(&v.double());
+    let y3 = b.mul(&r, &v.sub(&x3)).sub(&b.mul(&p.y, &hhh));
+    Jacobian { x: x3, y: y3, z: h }
+}
+
 /// Full Jacobian addition core (12M + 4S) with the (H == 0, R == 0) flags.
 #[inline(always)]
 fn add_raw<B: FpMul>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Choice, Choice) {
