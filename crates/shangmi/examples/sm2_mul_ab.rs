@@ -275,7 +275,7 @@ fn main() {
     if only.is_empty() || only == "kp" {
         let mut vs: Vec<Variant> = Vec::new();
         for (name, kind) in
-            [("affine table, mixed adds, AVX-512VL scan", 3u8), ("affine table, mixed adds, AVX2 scan", 2)]
+            [("odd digits, co-Z affine table, AVX-512VL scan", 3u8), ("odd digits, co-Z affine table, AVX2 scan", 2)]
         {
             let ks = &ks;
             let mut n = next;
@@ -290,9 +290,17 @@ fn main() {
         let ks2 = &ks;
         let mut n2 = next;
         vs.push((
+            "session-2 signed digits, affine table",
+            Box::new(move || {
+                black_box(mul::mul_ct_signed(&p, &ks2[n2()]));
+            }),
+        ));
+        let ks3 = &ks;
+        let mut n3 = next;
+        vs.push((
             "Jacobian table, full adds",
             Box::new(move || {
-                black_box(mul::mul_ct_jacobian_table(&p, &ks2[n2()]));
+                black_box(mul::mul_ct_jacobian_table(&p, &ks3[n3()]));
             }),
         ));
         group("k·P constant time (decrypt, encrypt, kex)", rounds, 10, vs);

@@ -7,7 +7,7 @@
 //!   doublings; every lookup scans its whole sub-table with masks (AVX-512VL
 //!   k-mask merges, else AVX2 and/or, else portable and/or). Width 7
 //!   measured best: w = 8 (32 windows, 128-entry scans) ran the same
-//!   (examples/sm2_comb_ab.rs) with a table twice the size; software
+//!   (examples/sm2_mul_ab.rs, `comb`) with a table twice the size; software
 //!   prefetch of the next sub-table during the addition gained nothing
 //!   (within 2% with 4 or 16 entries, 7% slower with the whole 4 KiB), so
 //!   there is none.
