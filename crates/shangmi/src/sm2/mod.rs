@@ -857,65 +857,6 @@ pub mod testing {
         key.encrypt_with_k(msg, &k, &beta).ok_or_else(|| Error::invalid("this k gives an all-zero KDF output"))
     }
 
-    /// The session-2 signing path (SM3-KDF nonce with a 32-byte OS seed per
-    /// call, constant-time inversion), kept for same-process A/B timings
-    /// (examples/sm2_sign_ab.rs).
-    pub fn sign_digest_reference(key: &PrivateKey, e: &[u8; 32]) -> Result<Signature> {
-        let d_bytes = key.to_bytes();
-        loop {
-            let k = random_scalar(&[&d_bytes[..], e])?;
-            let kl = Zeroizing::new(k.to_canonical());
-            let x1 = Fn::from_limbs_reduce(&mul::x_affine_ct(&mul::mul_g_ct(&kl)).to_canonical());
-            if let Some(sig) = key.sign_finish(e, &k, &x1) {
-                return Ok(sig);
-            }
-        }
-    }
-
-    /// The session-2 encryption path (SM3-KDF ephemeral, constant-time
-    /// shared inversion), for A/B timings.
-    pub fn encrypt_reference(key: &PublicKey, m: &[u8]) -> Result<Ciphertext> {
-        let k = random_scalar(&[&key.inner.x, &key.inner.y])?;
-        let kl = Zeroizing::new(k.to_canonical());
-        let c1 = mul::mul_g_ct(&kl);
-        let s = match &key.inner.table {
-            Some(t) => t.mul_ct(&kl),
-            None => mul::mul_ct(&key.inner.point, &kl),
-        };
-        let pts = batch_to_affine(&[c1, s]);
-        let mut x2y2 = Zeroizing::new([0u8; 64]);
-        x2y2[..32].copy_from_slice(&pts[1].x.to_be_bytes());
-        x2y2[32..].copy_from_slice(&pts[1].y.to_be_bytes());
-        let mut c2 = vec![0u8; m.len()];
-        sm3::kdf_into(&[&x2y2[..]], &mut c2);
-        c2.iter_mut().zip(m).for_each(|(t, b)| *t ^= b);
-        let c3 = sm3::hash_parts(&[&x2y2[..32], m, &x2y2[32..]]);
-        Ok(Ciphertext { c1: pts[0].to_uncompressed(), c3, c2 })
-    }
-
-    /// The session-2 decryption (constant-time inversion of d·C1), for A/B
-    /// timings.
-    pub fn decrypt_reference(key: &PrivateKey, ct: &Ciphertext) -> Result<Vec<u8>> {
-        let mut x = [0u8; 32];
-        let mut y = [0u8; 32];
-        x.copy_from_slice(&ct.c1[1..33]);
-        y.copy_from_slice(&ct.c1[33..]);
-        let c1 = Affine::from_xy_vartime(&x, &y).map_err(|_| Error::DecryptionFailed)?;
-        let s = mul::mul_ct(&c1, &key.d.to_canonical()).to_affine();
-        let mut x2y2 = Zeroizing::new([0u8; 64]);
-        x2y2[..32].copy_from_slice(&s.x.to_be_bytes());
-        x2y2[32..].copy_from_slice(&s.y.to_be_bytes());
-        let mut m = vec![0u8; ct.c2.len()];
-        sm3::kdf_into(&[&x2y2[..]], &mut m);
-        m.iter_mut().zip(&ct.c2).for_each(|(t, c)| *t ^= c);
-        let u = sm3::hash_parts(&[&x2y2[..32], &m, &x2y2[32..]]);
-        if bool::from(u.ct_eq(&ct.c3)) {
-            Ok(m)
-        } else {
-            Err(Error::DecryptionFailed)
-        }
-    }
-
     /// A key exchange with a given ephemeral private key.
     pub fn key_exchange_with_ephemeral(
         role: Role,

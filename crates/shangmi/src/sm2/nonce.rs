@@ -29,7 +29,7 @@
 //! # Seeds
 //!
 //! A `getrandom` system call costs 1.2–2.7 µs on this project's (virtual)
-//! benchmark machine (examples/sm2_sign_ab.rs; `os.urandom` from Python),
+//! benchmark machine (examples/sm2_mul_ab.rs `sign`; `os.urandom` from Python),
 //! 5–10% of a signature, where OpenSSL draws from a user-space DRBG. Seeds for signing and decryption blinding therefore
 //! come from a per-thread buffer of 512 bytes of OS randomness (one system
 //! call per 32 seeds); each seed is wiped from the buffer as it is taken
