@@ -1,7 +1,7 @@
 """SM4 through the public Python API: every entry of vectors/sm4.json, the
 Wycheproof SM4-GCM/CCM files, properties (hypothesis), OpenSSL CLI interop
 and error handling. test_portable_backend_subprocess re-runs the vector tests
-with SHANGMI_SM4_BACKEND=portable so both backends are covered."""
+with SHANGMI_CPU_DISABLE=all so both backends are covered."""
 
 from __future__ import annotations
 
@@ -473,10 +473,10 @@ def test_gil_released_during_large_ctr() -> None:
 # --- the portable backend -------------------------------------------------------
 
 
-@pytest.mark.skipif(os.environ.get("SHANGMI_SM4_BACKEND") == "portable", reason="already running portable")
+@pytest.mark.skipif(os.environ.get("SHANGMI_CPU_DISABLE") == "all", reason="already running portable")
 def test_portable_backend_subprocess() -> None:
     root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, SHANGMI_SM4_BACKEND="portable")
+    env = dict(os.environ, SHANGMI_CPU_DISABLE="all")
     out = subprocess.run(
         [sys.executable, "-c", "from shangmi import sm4; print(sm4.backend())"],
         env=env,

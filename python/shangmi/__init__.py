@@ -10,6 +10,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from shangmi import sm2, sm3, sm4, zuc
+from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
     DecryptionError,
     InvalidInputError,
@@ -29,6 +30,8 @@ __all__ = [
     "sm3",
     "sm4",
     "zuc",
+    "cpu_features",
+    "CpuFeatures",
     "ShangmiError",
     "InvalidInputError",
     "InvalidKey",

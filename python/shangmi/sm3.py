@@ -18,7 +18,7 @@ from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes
 from shangmi.exceptions import InvalidInputError
 
-__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "DIGEST_SIZE", "BLOCK_SIZE"]
+__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "backend", "DIGEST_SIZE", "BLOCK_SIZE"]
 
 DIGEST_SIZE = 32
 BLOCK_SIZE = 64
@@ -100,3 +100,12 @@ def kdf(z: Buffer, length: int) -> bytes:
     if length > 32 * (2**32 - 1):
         raise InvalidInputError(f"length must be at most {32 * (2**32 - 1)} bytes, got {length}")
     return _native.sm3_kdf(z, length)
+
+
+def backend() -> str:
+    """The compression variant in use: ``"avx512"``, ``"bmi2"`` or ``"portable"``.
+
+    All give identical digests; ``SHANGMI_CPU_DISABLE`` (see
+    :func:`shangmi.cpu_features`) caps the choice.
+    """
+    return _native.sm3_backend()

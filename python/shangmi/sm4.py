@@ -31,7 +31,8 @@ Streaming (for data that does not fit in memory), shaped like pyca's
 
 Backends: AES-NI with AVX-512 on x86-64 CPUs that have them, otherwise a
 constant-time portable implementation; ``backend()`` says which one runs, and
-``SHANGMI_SM4_BACKEND=portable`` in the environment forces the portable one.
+``SHANGMI_CPU_DISABLE=all`` (or ``avx512f``) in the environment before the
+first import masks the faster ones (see :func:`shangmi.cpu_features`).
 """
 
 from __future__ import annotations

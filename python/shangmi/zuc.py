@@ -239,7 +239,7 @@ def backend() -> str:
 
     ``"avx512"`` (AES-NI, AVX2, PCLMULQDQ and AVX-512VL), ``"simd"`` (the same
     without AVX-512) or ``"portable"`` (any CPU). All are constant time and
-    give identical results; set ``SHANGMI_ZUC_BACKEND=portable`` (or ``simd``)
-    before the first call to cap the choice.
+    give identical results; set ``SHANGMI_CPU_DISABLE=all`` (or ``avx512f``)
+    before the first import to cap the choice.
     """
     return _native.zuc_backend()

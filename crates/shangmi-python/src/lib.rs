@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod buffer;
+mod cpu;
 mod errors;
 mod gil;
 mod sm2;
@@ -17,6 +18,9 @@ mod zuc;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A SHANGMI_CPU_DISABLE that does not parse is reported at import.
+    shangmi::cpu::status().map_err(errors::to_py)?;
+    cpu::register(m)?;
     sm3::register(m)?;
     sm4::register(m)?;
     zuc::register(m)?;

@@ -34,6 +34,12 @@ impl Sm3Hasher {
     }
 }
 
+/// Name of the SM3 compression variant in use.
+#[pyfunction]
+fn sm3_backend() -> &'static str {
+    sm3::backend_name()
+}
+
 #[pyfunction]
 fn sm3_hash<'py>(py: Python<'py>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
     let data = data.as_slice();
@@ -67,6 +73,7 @@ fn sm3_kdf<'py>(py: Python<'py>, z: Bytes<'_>, length: usize) -> PyResult<Bound<
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm3Hasher>()?;
+    m.add_function(wrap_pyfunction!(sm3_backend, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hash, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hmac, m)?)?;

@@ -176,7 +176,7 @@ fn zuc_eia3_many<'py>(py: Python<'py>, messages_: Vec<ManyArg<'py>>) -> PyResult
     Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
 }
 
-/// The backend in use: "avx512", "simd" or "portable" (see SHANGMI_ZUC_BACKEND).
+/// The backend in use: "avx512", "simd" or "portable" (see SHANGMI_CPU_DISABLE).
 #[pyfunction]
 fn zuc_backend() -> &'static str {
     zuc::Backend::auto().name()

@@ -11,11 +11,11 @@
 //!
 //! ```text
 //! cargo build --release -p shangmi --features ctime --example sm2_ops
-//! SHANGMI_CTIME_FIELD=adx valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/sm2_ops sign 100
 //! ```
-//! (valgrind's CPUID hides ADX: the `ctime` feature lets SHANGMI_CTIME_FIELD
-//! pick the assembly path under valgrind.)
+//! (valgrind's CPUID hides ADX: `ctime` builds take it from /proc/cpuinfo;
+//! `SHANGMI_CPU_DISABLE=adx` picks the portable path.)
 use shangmi::sm2::field::{invert_with, AdxMul, Fn};
 use shangmi::sm2::point::Affine;
 use shangmi::sm2::{PrivateKey, Signature, DEFAULT_UID};
@@ -81,7 +81,7 @@ fn micro(op: &str, n: usize) -> bool {
         "add" => (0..n).for_each(|_| p = black_box(p).add_ct(&q, false)),
         "inv" => (0..n).for_each(|_| x = black_box(x).invert()),
         "inv_chain" => {
-            let b = AdxMul::get().expect("BMI2+ADX (under valgrind: SHANGMI_CTIME_FIELD=adx)");
+            let b = AdxMul::get().expect("BMI2+ADX (not masked by SHANGMI_CPU_DISABLE; a ctime build under valgrind)");
             (0..n).for_each(|_| x = invert_with(b, &black_box(x)))
         }
         "ninv" => (0..n).for_each(|_| nx = black_box(nx).invert()),

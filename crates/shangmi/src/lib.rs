@@ -11,6 +11,7 @@
 #![warn(missing_debug_implementations)]
 
 pub mod arith;
+pub mod cpu;
 #[doc(hidden)]
 pub mod ctime;
 pub mod encoding;
@@ -23,3 +24,15 @@ pub mod sm9;
 pub mod zuc;
 
 pub use error::{Error, Result};
+
+/// The backend each algorithm chose on this CPU under [`cpu`]'s mask, as
+/// (algorithm, backend name) pairs.
+pub fn backends() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("sm2-field", sm2::field::backend_name()),
+        ("sm2-scan", sm2::mul::scan_name()),
+        ("sm3", sm3::backend_name()),
+        ("sm4", sm4::Backend::selected().name()),
+        ("zuc", zuc::Backend::auto().name()),
+    ]
+}

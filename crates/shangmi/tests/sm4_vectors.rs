@@ -1,6 +1,6 @@
 //! SM4 against every entry of tests/vectors/sm4.json and the Wycheproof
 //! SM4-GCM/CCM files, on every backend this CPU can run (each backend is
-//! selected explicitly, whatever SHANGMI_SM4_BACKEND says).
+//! selected explicitly, whatever SHANGMI_CPU_DISABLE masks).
 
 use serde_json::Value;
 use shangmi::sm4::{self, Backend, Ccm, Gcm, Sm4, Xts, XtsStandard};

@@ -3,7 +3,7 @@
 No installed peer implements ZUC (the pure-Python ``gmssl`` package has SM2,
 SM3 and SM4 only; OpenSSL 3 and ``cryptography`` do not expose ZUC), so these
 are shangmi's own figures; the backend in use is shown in brackets (run with
-``SHANGMI_ZUC_BACKEND=portable`` for the portable one).
+``SHANGMI_CPU_DISABLE=all`` for the portable one).
 """
 
 from __future__ import annotations

@@ -140,6 +140,15 @@ pub trait FpMul: Copy {
     }
 }
 
+/// The name of the Fp multiplication in use: "adx" or "portable".
+pub fn backend_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if AdxMul::get().is_some() {
+        return "adx";
+    }
+    "portable"
+}
+
 /// The portable Rust multiplication (any CPU).
 #[derive(Clone, Copy, Debug)]
 pub struct PortableMul;
@@ -427,17 +436,8 @@ pub(crate) mod adx {
 
     #[cold]
     fn detect() -> bool {
-        let yes = std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("adx");
-        // Valgrind's synthetic CPUID hides ADX although it executes
-        // ADCX/ADOX, so the constant-time harness (scripts/ctime.sh, which
-        // checks /proc/cpuinfo itself) picks the path explicitly to check
-        // both. Only in `ctime` builds, never in the library proper.
-        #[cfg(feature = "ctime")]
-        let yes = match std::env::var("SHANGMI_CTIME_FIELD").as_deref() {
-            Ok("adx") => true,
-            Ok("portable") => false,
-            _ => yes,
-        };
+        use crate::cpu::Token;
+        let yes = crate::cpu::Adx::get().is_some();
         HAVE_ADX.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
         yes
     }

@@ -226,24 +226,28 @@ fn scan_kind() -> u8 {
     }
 }
 
+/// The name of the constant-time table scan in use: "avx512", "avx2" or
+/// "portable".
+pub fn scan_name() -> &'static str {
+    match scan_kind() {
+        3 => "avx512",
+        2 => "avx2",
+        _ => "portable",
+    }
+}
+
 #[cold]
 fn detect_scan() -> u8 {
     #[allow(unused_mut)]
     let mut k = 1;
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+        use crate::cpu::{Avx2, Avx512Vl, Token};
+        if Avx512Vl::get().is_some() {
             k = 3;
-        } else if std::arch::is_x86_feature_detected!("avx2") {
+        } else if Avx2::get().is_some() {
             k = 2;
         }
-    }
-    // Valgrind's CPUID hides AVX-512 but shows AVX2, so the constant-time
-    // harness (scripts/ctime.sh) picks the portable scan explicitly to
-    // check it too. Only in `ctime` builds, never in the library proper.
-    #[cfg(feature = "ctime")]
-    if std::env::var("SHANGMI_CTIME_SCAN").as_deref() == Ok("portable") {
-        k = 1;
     }
     SCAN_KIND.store(k, core::sync::atomic::Ordering::Relaxed);
     k
@@ -423,12 +427,7 @@ const G_COMB_W: usize = 7;
 /// The comb for G (about 148 KiB at w = 7), built on first use from G alone.
 pub fn g_table() -> &'static CombTable {
     static TABLE: OnceLock<CombTable> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        CombTable::new_vartime(
-            &Affine::generator(),
-            std::env::var("SM2_GW").ok().and_then(|v| v.parse().ok()).unwrap_or(G_COMB_W),
-        )
-    })
+    TABLE.get_or_init(|| CombTable::new_vartime(&Affine::generator(), G_COMB_W))
 }
 
 /// k·G, constant time.

@@ -56,18 +56,28 @@ pub(crate) enum Backend {
     Portable,
 }
 
+impl Backend {
+    /// Short lowercase name ("avx512", "bmi2", "portable").
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Backend::Avx512 => "avx512",
+            Backend::Bmi2 => "bmi2",
+            Backend::Portable => "portable",
+        }
+    }
+}
+
+/// The variant [`crate::cpu`] allows, decided once.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn backend() -> Backend {
     use std::sync::OnceLock;
     static CHOSEN: OnceLock<Backend> = OnceLock::new();
     *CHOSEN.get_or_init(|| {
-        let bmi2 = std::is_x86_feature_detected!("bmi2") && std::is_x86_feature_detected!("avx2");
-        let avx512 = std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
-        // SHANGMI_SM3_BACKEND=portable|bmi2 forces a slower variant (tests, benchmarks).
-        let forced = std::env::var("SHANGMI_SM3_BACKEND").unwrap_or_default();
+        use crate::cpu::{Avx512Vl, Bmi2Avx2, Token};
+        // Mask `avx512f` for the BMI2 variant, `bmi2` or `avx2` for the portable one.
+        let bmi2 = Bmi2Avx2::get().is_some();
+        let avx512 = Avx512Vl::get().is_some();
         match (bmi2, avx512) {
-            _ if forced == "portable" => Backend::Portable,
-            (true, _) if forced == "bmi2" => Backend::Bmi2,
             (true, true) => Backend::Avx512,
             (true, false) => Backend::Bmi2,
             _ => Backend::Portable,

@@ -4,6 +4,19 @@
 mod compress;
 
 pub use compress::compress_blocks;
+
+/// The name of the compression variant in use: "avx512" (AVX-512VL message
+/// expansion), "bmi2" (scalar with `rorx`) or "portable".
+pub fn backend_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        compress::backend().name()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        "portable"
+    }
+}
 use zeroize::Zeroize;
 
 /// Bytes in a digest.
@@ -245,12 +258,13 @@ mod tests {
         compress::compress_blocks_portable(&mut reference, &data);
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("bmi2") && std::is_x86_feature_detected!("avx2") {
+            use crate::cpu::{Avx512Vl, Bmi2Avx2, Token};
+            if Bmi2Avx2::get().is_some() {
                 let mut st = IV;
                 // SAFETY: features checked just above.
                 unsafe { compress::compress_blocks_bmi2(&mut st, &data) };
                 assert_eq!(st, reference, "bmi2");
-                if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") {
+                if Avx512Vl::get().is_some() {
                     let mut st = IV;
                     // SAFETY: features checked just above.
                     unsafe { compress::compress_blocks_avx512(&mut st, &data) };

@@ -27,12 +27,8 @@ use super::sbox::{POST_TABLES, PRE_TABLES};
 
 /// Whether the CPU has what this backend needs.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("aes")
-        && is_x86_feature_detected!("pclmulqdq")
-        && is_x86_feature_detected!("ssse3")
-        && is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512bw")
-        && is_x86_feature_detected!("avx512vl")
+    use crate::cpu::Token;
+    crate::cpu::AesAvx512::get().is_some()
 }
 
 /// `pshufb` index that undoes AES ShiftRows: with ShiftRows

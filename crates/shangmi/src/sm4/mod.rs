@@ -8,8 +8,8 @@
 //! - `Backend::Portable`: constant-time SWAR arithmetic, no tables (see
 //!   `portable.rs` for what it does about cache timing).
 //!
-//! Setting the environment variable `SHANGMI_SM4_BACKEND=portable` before the
-//! first use forces the portable backend for the whole process (read once).
+//! The choice follows [`crate::cpu`]: `SHANGMI_CPU_DISABLE=avx512f` (or any
+//! feature the AES-NI backend needs) selects the portable backend.
 //!
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
 //! CBC/CTR contexts), [`gcm`] and [`ccm`].
@@ -60,18 +60,10 @@ impl Backend {
         v
     }
 
-    /// The backend used by [`Sm4::new`]: the fastest available one unless
-    /// `SHANGMI_SM4_BACKEND=portable` was set when it was first asked for.
+    /// The backend used by [`Sm4::new`]: the fastest one [`crate::cpu`] allows.
     pub fn selected() -> Backend {
         static SELECTED: OnceLock<Backend> = OnceLock::new();
-        *SELECTED.get_or_init(|| {
-            let forced = std::env::var("SHANGMI_SM4_BACKEND").map(|v| v.eq_ignore_ascii_case("portable"));
-            if forced.unwrap_or(false) || !aesni_supported() {
-                Backend::Portable
-            } else {
-                Backend::AesniAvx512
-            }
-        })
+        *SELECTED.get_or_init(|| if aesni_supported() { Backend::AesniAvx512 } else { Backend::Portable })
     }
 
     /// Short lowercase name ("portable", "aesni-avx512").

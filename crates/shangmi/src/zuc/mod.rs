@@ -18,7 +18,7 @@
 //! Backends: [`Backend::Avx512`] and [`Backend::Simd`] (x86-64 with AVX2,
 //! AES-NI and PCLMULQDQ; the first also uses AVX-512VL rotations and
 //! three-way XORs) and [`Backend::Portable`]; [`Backend::auto`] picks the best
-//! available one and honours `SHANGMI_ZUC_BACKEND=portable` (or `simd`).
+//! available one that [`crate::cpu`] allows.
 
 mod core;
 mod mac;
@@ -39,6 +39,7 @@ use std::sync::OnceLock;
 use zeroize::Zeroize;
 
 use self::core::State;
+use crate::cpu::Token;
 use crate::{Error, Result};
 
 /// How the keystream generator and the MAC inner product are computed.
@@ -56,20 +57,13 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The fastest backend this CPU supports, unless the environment variable
-    /// `SHANGMI_ZUC_BACKEND=portable` asks for the portable one. Decided once
+    /// The fastest backend [`crate::cpu`] allows (mask `avx512f` for
+    /// [`Backend::Simd`], `avx2` or `aes` for the portable one). Decided once
     /// per process.
     pub fn auto() -> Backend {
         static CHOSEN: OnceLock<Backend> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
-            let forced = std::env::var("SHANGMI_ZUC_BACKEND").ok();
-            let best = [Backend::Avx512, Backend::Simd, Backend::Portable];
-            let allowed = match forced.as_deref() {
-                Some("portable") => &best[2..],
-                Some("simd") => &best[1..],
-                _ => &best[..],
-            };
-            allowed.iter().copied().find(|b| b.is_available()).unwrap_or(Backend::Portable)
+            [Backend::Avx512, Backend::Simd].into_iter().find(|b| b.is_available()).unwrap_or(Backend::Portable)
         })
     }
 
@@ -78,19 +72,9 @@ impl Backend {
         match self {
             Backend::Portable => true,
             #[cfg(target_arch = "x86_64")]
-            Backend::Simd => {
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("aes")
-                    && std::arch::is_x86_feature_detected!("pclmulqdq")
-                    && std::arch::is_x86_feature_detected!("ssse3")
-                    && std::arch::is_x86_feature_detected!("sse4.1")
-            }
+            Backend::Simd => crate::cpu::AesAvx2::get().is_some(),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => {
-                Backend::Simd.is_available()
-                    && std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-            }
+            Backend::Avx512 => Backend::Simd.is_available() && crate::cpu::Avx512Vl::get().is_some(),
             #[cfg(not(target_arch = "x86_64"))]
             Backend::Simd | Backend::Avx512 => false,
         }

@@ -1,0 +1,37 @@
+"""What the native core detected about this CPU and which backend each algorithm runs."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from shangmi import _native
+
+
+class CpuFeatures(TypedDict):
+    """The result of :func:`cpu_features`."""
+
+    detected: list[str]
+    enabled: list[str]
+    masked: list[str]
+    backends: dict[str, str]
+
+
+def cpu_features() -> CpuFeatures:
+    """The CPU features the core detected, those it may use, and each algorithm's backend.
+
+    ``detected`` lists what the CPU reports (``/proc/cpuinfo`` names such as
+    ``"avx512f"``, ``"gfni"``, ``"adx"``), ``masked`` what the environment
+    variable ``SHANGMI_CPU_DISABLE`` took away (a comma-separated list of
+    those names, or ``all``, read once before the first import), ``enabled``
+    the rest, and ``backends`` maps each algorithm (``"sm2-field"``,
+    ``"sm2-scan"``, ``"sm3"``, ``"sm4"``, ``"zuc"``) to the backend it chose.
+    An unknown name in ``SHANGMI_CPU_DISABLE`` makes ``import shangmi`` raise
+    :class:`shangmi.InvalidInputError`.
+    """
+    info = _native.cpu_info()
+    return CpuFeatures(
+        detected=list(info["detected"]),
+        enabled=list(info["enabled"]),
+        masked=list(info["masked"]),
+        backends=dict(info["backends"]),
+    )

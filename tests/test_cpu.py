@@ -1,0 +1,88 @@
+"""The one CPU override, SHANGMI_CPU_DISABLE: masks select lesser backends,
+bad values give a clear error at import (never a panic), and the old
+per-algorithm variables are gone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import shangmi
+
+PROBE = (
+    "import json, shangmi\n"
+    "from shangmi import sm2, sm3, sm4\n"
+    "assert sm3.hash(b'abc').hex() == '66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0'\n"
+    "k = sm2.PrivateKey.generate(); k.public_key().verify(k.sign(b'm'), b'm')\n"
+    "print(json.dumps(shangmi.cpu_features()))\n"
+)
+
+
+def run(env_value: str | None, code: str = PROBE) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("SHANGMI_CPU_DISABLE", None)
+    if env_value is not None:
+        env["SHANGMI_CPU_DISABLE"] = env_value
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_report_shape() -> None:
+    info = shangmi.cpu_features()
+    assert set(info) == {"detected", "enabled", "masked", "backends"}
+    assert set(info["enabled"]) <= set(info["detected"])
+    assert set(info["backends"]) == {"sm2-field", "sm2-scan", "sm3", "sm4", "zuc"}
+
+
+def test_all_masks_everything_and_selects_portable() -> None:
+    import json
+
+    out = run("all")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["enabled"] == []
+    assert set(info["backends"].values()) == {"portable"}
+
+
+@pytest.mark.parametrize("mask", ["avx512f", "avx512f,avx2", "adx", " AVX2 , ,gfni", "sse4.1,sha"])
+def test_masks_are_subtracted(mask: str) -> None:
+    import json
+
+    out = run(mask)
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    names = {m.strip().lower() for m in mask.split(",") if m.strip()}
+    names = {"sse4_1" if n == "sse4.1" else "sha_ni" if n == "sha" else n for n in names}
+    assert not names & set(info["enabled"])
+    if "avx512f" in names:
+        assert info["backends"]["sm4"] == "portable" or "avx512" not in info["backends"]["sm4"]
+        assert info["backends"]["zuc"] != "avx512" and info["backends"]["sm3"] != "avx512"
+    if "adx" in names:
+        assert info["backends"]["sm2-field"] == "portable"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["avx1024", "all,bogus", "avx2;rm -rf /", "x" * 5000, "\u4e2d\u6587", "avx2 avx512f", "-1", "%s%s%n"],
+)
+def test_hostile_values_give_a_clear_error_not_a_panic(value: str) -> None:
+    out = run(value, "import shangmi")
+    assert out.returncode == 1
+    assert "InvalidInputError" in out.stderr and "SHANGMI_CPU_DISABLE" in out.stderr, out.stderr
+    assert "PanicException" not in out.stderr and "panicked" not in out.stderr
+
+
+@pytest.mark.parametrize("old", ["SM2_GW=4", "SHANGMI_SM4_BACKEND=portable", "SHANGMI_CTIME_FIELD=adx"])
+def test_old_variables_have_no_effect(old: str) -> None:
+    import json
+
+    name, value = old.split("=")
+    env = dict(os.environ, **{name: value})
+    env.pop("SHANGMI_CPU_DISABLE", None)
+    out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["backends"] == shangmi.cpu_features()["backends"] or os.environ.get(
+        "SHANGMI_CPU_DISABLE"
+    )
