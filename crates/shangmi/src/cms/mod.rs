@@ -1,0 +1,1 @@
+//! CMS / GM/T 0010 (placeholder until signed and enveloped data land).
