@@ -379,6 +379,8 @@ class KeyUsage(ExtensionType):
     def __init__(self, digital_signature: bool, content_commitment: bool, key_encipherment: bool,
                  data_encipherment: bool, key_agreement: bool, key_cert_sign: bool, crl_sign: bool,
                  encipher_only: bool, decipher_only: bool) -> None:
+        if (encipher_only or decipher_only) and not key_agreement:
+            raise ValueError("encipher_only and decipher_only can only be true when key_agreement is true")
         values = (digital_signature, content_commitment, key_encipherment, data_encipherment, key_agreement,
                   key_cert_sign, crl_sign, encipher_only, decipher_only)
         for name, v in zip(_KU_FIELDS, values):

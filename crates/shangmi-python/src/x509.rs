@@ -14,6 +14,7 @@ use crate::errors::IntoPyResult;
 
 type ExtTuple = (String, bool, Vec<u8>);
 type GnTuple = (String, Py<PyAny>);
+type AkiIn<'py> = (Option<Vec<u8>>, Option<Bound<'py, PyAny>>, Option<Vec<u8>>);
 
 fn oid(s: &str) -> Result<x509::ObjectIdentifier> {
     x509::parse_oid(s)
@@ -413,7 +414,7 @@ fn x509_ext_encode<'py>(py: Python<'py>, oid_str: &str, value: &Bound<'py, PyAny
     } else if o == O::SUBJECT_KEY_IDENTIFIER {
         ext::encode_subject_key_identifier(&value.extract::<Vec<u8>>()?)
     } else if o == O::AUTHORITY_KEY_IDENTIFIER {
-        let (kid, iss, ser): (Option<Vec<u8>>, Option<Bound<'py, PyAny>>, Option<Vec<u8>>) = value.extract()?;
+        let (kid, iss, ser): AkiIn<'py> = value.extract()?;
         let iss = iss.map(|l| gns_in(&l)).transpose()?;
         ext::encode_authority_key_identifier(kid.as_deref(), iss.as_deref(), ser.as_deref()).py_err()?
     } else if o == O::SUBJECT_ALT_NAME || o == O::ISSUER_ALT_NAME {

@@ -66,11 +66,11 @@ fn decode_text(tag: u8, v: &[u8]) -> Option<String> {
             }
         }
         asn1::TELETEX_STRING => Some(v.iter().map(|&b| b as char).collect()),
-        asn1::BMP_STRING if v.len() % 2 == 0 => {
+        asn1::BMP_STRING if v.len().is_multiple_of(2) => {
             let units: Vec<u16> = v.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
             String::from_utf16(&units).ok()
         }
-        asn1::UNIVERSAL_STRING if v.len() % 4 == 0 => {
+        asn1::UNIVERSAL_STRING if v.len().is_multiple_of(4) => {
             v.chunks(4).map(|c| char::from_u32(u32::from_be_bytes([c[0], c[1], c[2], c[3]]))).collect()
         }
         _ => None,
@@ -127,6 +127,9 @@ impl Name {
             }
             let mut atvs = Vec::with_capacity(rdn.len());
             for (oid, text, tag) in rdn {
+                if oid.to_string() == "2.5.4.6" && (text.len() != 2 || !text.is_ascii()) {
+                    return Err(Error::invalid(format!("countryName must be 2 letters, got {text:?}")));
+                }
                 let tag = if *tag == 0 { default_tag(oid) } else { *tag };
                 let value = match tag {
                     asn1::UTF8_STRING => text.as_bytes().to_vec(),
@@ -141,9 +144,6 @@ impl Name {
                     }
                     other => return Err(Error::invalid(format!("unsupported string tag 0x{other:02X} for {oid}"))),
                 };
-                if oid.to_string() == "2.5.4.6" && text.len() != 2 {
-                    return Err(Error::invalid(format!("countryName must be 2 letters, got {text:?}")));
-                }
                 atvs.push(asn1::seq(&[&asn1::oid(oid), &asn1::tlv(tag, &value)]));
             }
             encoded.push(asn1::set_of(&atvs));

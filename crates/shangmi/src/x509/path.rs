@@ -123,7 +123,7 @@ impl<'a> Search<'a> {
             if !could_issue(child, cand) {
                 continue;
             }
-            if path.iter().any(|p| *p == cand) {
+            if path.contains(&cand) {
                 if !anchor {
                     self.cycle = true;
                 }

@@ -116,7 +116,7 @@ pub(crate) fn pem_blocks(data: &[u8], label: &str) -> Result<Vec<Vec<u8>>> {
     while let Some(i) = rest.find(&begin) {
         let after = &rest[i..];
         let j = after.find(&end).ok_or_else(|| Error::invalid(format!("PEM block '{label}' has no '{end}' line")))?;
-        let block = crate::encoding::pem::decode(after[..j + end.len()].as_bytes())?;
+        let block = crate::encoding::pem::decode(&after.as_bytes()[..j + end.len()])?;
         out.push(block.der.to_vec());
         rest = &after[j + end.len()..];
     }
