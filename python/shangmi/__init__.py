@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from shangmi import sm2, sm3, sm4, x509, zuc
+from shangmi import cms, sm2, sm3, sm4, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
     DecryptionError,
@@ -32,6 +32,7 @@ __all__ = [
     "sm4",
     "zuc",
     "x509",
+    "cms",
     "cpu_features",
     "CpuFeatures",
     "ShangmiError",

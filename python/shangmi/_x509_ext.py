@@ -228,7 +228,7 @@ class _StrName:
         return (self._kind, self.value)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.value == self.value  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.value == self.value
 
     def __hash__(self) -> int:
         return hash((self._kind, self.value))
@@ -349,7 +349,7 @@ class ExtensionType:
         return _native.x509_ext_encode(self.oid.dotted_string, self._payload())
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.public_bytes() == self.public_bytes()  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.public_bytes() == self.public_bytes()
 
     def __hash__(self) -> int:
         return hash(self.public_bytes())

@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 
 mod buffer;
+mod cms;
 mod cpu;
 mod errors;
 mod gil;
@@ -27,5 +28,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     zuc::register(m)?;
     sm2::register(m)?;
     x509::register(m)?;
+    cms::register(m)?;
     Ok(())
 }

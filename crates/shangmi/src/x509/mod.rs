@@ -18,6 +18,7 @@
 //! | [`path`] | chain building and validation |
 
 pub(crate) mod asn1;
+pub(crate) use signed::pem_one;
 pub mod builder;
 pub mod certificate;
 pub mod crl;
