@@ -397,6 +397,9 @@ class KeyUsage(ExtensionType):
 class ExtendedKeyUsage(ExtensionType):
     oid = ExtensionOID.EXTENDED_KEY_USAGE
 
+    def __repr__(self) -> str:
+        return f"<ExtendedKeyUsage({self._usages!r})>"
+
     def __init__(self, usages: Iterable[ObjectIdentifier]) -> None:
         self._usages = list(usages)
 
@@ -458,6 +461,9 @@ class _NamesExtension(ExtensionType):
     def __len__(self) -> int:
         return len(self._names)
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}({self._names!r})>"
+
     def get_values_for_type(self, type: type) -> list[Any]:
         return [n.value for n in self._names if isinstance(n, type)]
 
@@ -490,6 +496,9 @@ class DistributionPoint:
 
 class CRLDistributionPoints(ExtensionType):
     oid = ExtensionOID.CRL_DISTRIBUTION_POINTS
+
+    def __repr__(self) -> str:
+        return f"<CRLDistributionPoints({[p.full_name for p in self._points]!r})>"
 
     def __init__(self, distribution_points: Iterable[DistributionPoint]) -> None:
         self._points = list(distribution_points)
