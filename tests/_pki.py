@@ -62,7 +62,7 @@ def issue(
 class Pki:
     """root -> intermediate -> leaf, all made here."""
 
-    def __init__(self, uid: bytes = sm2.DEFAULT_UID, ca_uid: bytes | None = None) -> None:
+    def __init__(self, uid: bytes = sm2.DEFAULT_UID, ca_uid: bytes | None = None, leaf_ca: bool | None = False) -> None:
         ca_uid = uid if ca_uid is None else ca_uid
         self.root_key = sm2.PrivateKey.generate()
         self.inter_key = sm2.PrivateKey.generate()
@@ -75,5 +75,5 @@ class Pki:
                           key_usage=cak, uid=ca_uid)
         self.inter = issue(self.inter_name, self.inter_key.public_key(), self.root_name, self.root_key, ca=True,
                            path_length=0, key_usage=cak, uid=ca_uid)
-        self.leaf = issue(self.leaf_name, self.leaf_key.public_key(), self.inter_name, self.inter_key, ca=False,
+        self.leaf = issue(self.leaf_name, self.leaf_key.public_key(), self.inter_name, self.inter_key, ca=leaf_ca,
                           key_usage=ku(digital_signature=True, key_encipherment=True), uid=uid)

@@ -14,6 +14,8 @@ OpenSSL 3.0 facts these tests pin down:
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -225,3 +227,53 @@ def test_pyca_made_certificate_with_uid_convention() -> None:
     assert p.extensions.get_extension_for_class(cx.KeyUsage).value.digital_signature
     ski = p.extensions.get_extension_for_class(cx.SubjectKeyIdentifier).value.digest
     assert ski == cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest
+
+
+# -- GmSSL (its gmssl tool, when installed; SHANGMI_GMSSL names one) -------------------
+
+
+GMSSL = os.environ.get("SHANGMI_GMSSL") or shutil.which("gmssl")
+requires_gmssl = pytest.mark.skipif(GMSSL is None, reason="GmSSL's gmssl tool not installed (set SHANGMI_GMSSL)")
+
+
+def _gm(*args: str) -> str:
+    assert GMSSL is not None
+    p = subprocess.run([GMSSL, *args], capture_output=True, check=False)
+    out = (p.stdout + p.stderr).decode(errors="replace")
+    assert p.returncode == 0, f"gmssl {' '.join(args)}: {out}"
+    return out
+
+
+@requires_gmssl
+def test_gmssl_certificates_validate_here(tmp_path: Path) -> None:
+    ck, lk = str(tmp_path / "ca.key"), str(tmp_path / "leaf.key")
+    _gm("sm2keygen", "-pass", "pw", "-out", ck)
+    _gm("sm2keygen", "-pass", "pw", "-out", lk)
+    ca, csr, leaf = str(tmp_path / "ca.pem"), str(tmp_path / "l.csr"), str(tmp_path / "l.pem")
+    _gm("certgen", "-C", "CN", "-O", "测试", "-CN", "GmSSL CA", "-serial_len", "20", "-days", "30", "-key", ck,
+        "-pass", "pw", "-ca", "-key_usage", "keyCertSign", "-key_usage", "cRLSign", "-gen_subject_key_id",
+        "-out", ca)
+    _gm("reqgen", "-CN", "GmSSL leaf", "-O", "测试", "-key", lk, "-pass", "pw", "-out", csr)
+    _gm("reqsign", "-in", csr, "-serial_len", "20", "-days", "10", "-cacert", ca, "-key", ck, "-pass", "pw",
+        "-key_usage", "digitalSignature", "-gen_authority_key_id", "-out", leaf)
+    r = x509.load_pem_x509_csr(Path(csr).read_bytes())
+    r.verify(uid=GM)
+    c = x509.load_pem_x509_certificate(Path(ca).read_bytes())
+    lc = x509.load_pem_x509_certificate(Path(leaf).read_bytes())
+    assert c.subject.rfc4514_string() == "CN=GmSSL CA,O=测试,C=CN"
+    assert x509.verify_chain(lc, [], [c]) == [lc, c]
+    assert x509.verify_chain(lc, [], [c], uid=GM) == [lc, c]
+    with pytest.raises(shangmi.InvalidCertificate):
+        x509.verify_chain(lc, [], [c], uid=b"")
+
+
+@requires_gmssl
+def test_our_chain_passes_gmssl_certverify(tmp_path: Path) -> None:
+    # GmSSL refuses the empty basicConstraints SEQUENCE (cA FALSE, the DER default), so the leaf has none.
+    pki = Pki(leaf_ca=None)
+    chain = _write(tmp_path / "chain.pem", pki.leaf.to_pem() + pki.inter.to_pem())
+    root = _write(tmp_path / "root.pem", pki.root.to_pem())
+    assert "Verification success" in _gm("certverify", "-in", chain, "-cacert", root, "-server")
+    csr = x509.CertificateSigningRequestBuilder().subject_name(name("to gmssl")).sign(pki.leaf_key)
+    p = _write(tmp_path / "r.csr", csr.to_pem())
+    _gm("reqparse", "-in", p)
