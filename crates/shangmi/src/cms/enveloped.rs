@@ -68,11 +68,14 @@ pub fn encrypt(data: &[u8], recipients: &[Certificate], flavor: Flavor, rid: Rec
     Ok(wrap(&t, &ed))
 }
 
+/// (identifier kind, issuer DER or key id, serial, encryptedKey).
+type Recipient = (SignerIdKind, Vec<u8>, Vec<u8>, Vec<u8>);
+
 struct Parsed {
     iv: [u8; 16],
     content: Vec<u8>,
     /// (identifier kind, issuer DER or key id, serial, encryptedKey) of each SM2 recipient.
-    recipients: Vec<(SignerIdKind, Vec<u8>, Vec<u8>, Vec<u8>)>,
+    recipients: Vec<Recipient>,
 }
 
 fn parse(der: &[u8]) -> Result<Parsed> {
