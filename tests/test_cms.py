@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from _pki import NOW, Pki, issue, name
 from conftest import requires_openssl, run_openssl
 
@@ -219,3 +221,18 @@ def test_gmssl_shapes_without_gmssl(pki: Pki) -> None:
     assert bytes.fromhex("300b06092a811ccf5501822d02") in e  # SEQUENCE { sm2encrypt .301.2 }, no parameters
     assert bytes.fromhex("060a2a811ccf550601040203") in e
     assert bytes.fromhex("06082a811ccf550168020410") in e  # sm4-cbc, OCTET STRING(16) IV
+
+
+_HYP = Pki()
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.binary(max_size=3000), form=st.sampled_from(FORMS), detached=st.booleans(),
+       rid=st.sampled_from(["issuer_and_serial", "key_identifier"]))
+def test_cms_round_trips_hypothesis(data: bytes, form: dict[str, str], detached: bool, rid: str) -> None:
+    p = _HYP
+    msg = cms.sign(data, p.leaf, p.leaf_key, detached=detached, **form)  # type: ignore[arg-type]
+    v = cms.verify(msg, data=data if detached else None, trust_roots=[p.root], certificates=[p.inter])
+    assert v.content == data and v.signers == [p.leaf]
+    env = cms.encrypt(data, [p.leaf], recipient_id=rid, **form)  # type: ignore[arg-type]
+    assert cms.decrypt(env, p.leaf_key, p.leaf) == data

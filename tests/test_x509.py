@@ -407,3 +407,20 @@ def test_pickle_and_hash(pki: Pki) -> None:
 
     c = pickle.loads(pickle.dumps(pki.leaf))
     assert c == pki.leaf and hash(c) == hash(pki.leaf) and len({c, pki.leaf}) == 1
+
+
+def test_bare_sm2_algorithm_spki_is_read() -> None:
+    """Some tools write the SPKI algorithm as the SM2 OID alone (no id-ecPublicKey)."""
+    cert = issue(name("bare"), KEY.public_key(), name("bare"), KEY, ski=False)
+    std = bytes.fromhex("3059301306072a8648ce3d020106082a811ccf5501822d0342")
+    bare = bytes.fromhex("3050300a06082a811ccf5501822d0342")
+    c = x509.load_der_x509_certificate(_rebuild(cert, std, bare))
+    assert c.public_key() == KEY.public_key()
+    with pytest.raises(shangmi.InvalidSignature):  # the signed bytes changed
+        c.verify_directly_issued_by(cert, uid=GM)
+
+
+def test_name_hash_matches_equality() -> None:
+    a = Name([NameAttribute(NameOID.COMMON_NAME, "Some  CA")])
+    b = Name([NameAttribute(NameOID.COMMON_NAME, "some ca")])
+    assert a == b and hash(a) == hash(b)

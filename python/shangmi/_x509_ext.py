@@ -218,7 +218,8 @@ class Name:
         return isinstance(other, Name) and _native.x509_name_matches(self.public_bytes(), other.public_bytes())
 
     def __hash__(self) -> int:
-        return hash(tuple(self._rdns))
+        # consistent with == (RFC 5280 matching ignores case and runs of spaces)
+        return hash(tuple(frozenset((a.oid, " ".join(a.value.lower().split())) for a in r) for r in self._rdns))
 
     def __repr__(self) -> str:
         return f"<Name({self.rfc4514_string()})>"
