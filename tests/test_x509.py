@@ -424,3 +424,11 @@ def test_name_hash_matches_equality() -> None:
     a = Name([NameAttribute(NameOID.COMMON_NAME, "Some  CA")])
     b = Name([NameAttribute(NameOID.COMMON_NAME, "some ca")])
     assert a == b and hash(a) == hash(b)
+
+
+def test_public_bytes_pyca_spelling(pki: Pki) -> None:
+    ser = pytest.importorskip("cryptography.hazmat.primitives.serialization")
+    assert pki.leaf.public_bytes(ser.Encoding.DER) == pki.leaf.to_der()
+    assert pki.leaf.public_bytes("pem") == pki.leaf.to_pem()
+    with pytest.raises(shangmi.InvalidInputError):
+        pki.leaf.public_bytes("text")

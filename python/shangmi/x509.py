@@ -86,6 +86,14 @@ def _pem_bytes(data: Buffer | str) -> bytes:
     return data.encode() if isinstance(data, str) else bytes(data)
 
 
+def _encoding_name(encoding: object) -> str:
+    """"pem"/"der", or pyca's ``serialization.Encoding.PEM`` / ``.DER``."""
+    name = str(getattr(encoding, "name", encoding)).rsplit(".", 1)[-1].lower()
+    if name not in ("pem", "der"):
+        raise InvalidInputError(f"encoding must be 'pem' or 'der' (or pyca's Encoding.PEM/DER), got {encoding!r}")
+    return name
+
+
 def _sign(signer: Signer, tbs: bytes, uid: Buffer) -> bytes:
     require_bytes(uid, "uid")
     point = signer.public_key().to_bytes()
@@ -169,6 +177,10 @@ class Certificate:
     def to_pem(self) -> bytes:
         return self._c.to_pem().encode()
 
+    def public_bytes(self, encoding: object) -> bytes:
+        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
+        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
+
     def verify_directly_issued_by(self, issuer: Certificate, *, uid: Buffer | None = None) -> None:
         """Checks that ``issuer``'s subject is this certificate's issuer
         (:class:`~shangmi.InvalidCertificate` otherwise) and that its key made
@@ -240,6 +252,10 @@ class CertificateSigningRequest:
 
     def to_pem(self) -> bytes:
         return self._r.to_pem().encode()
+
+    def public_bytes(self, encoding: object) -> bytes:
+        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
+        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
 
 
 class RevokedCertificate:
@@ -314,6 +330,10 @@ class CertificateRevocationList:
 
     def to_pem(self) -> bytes:
         return self._l.to_pem().encode()
+
+    def public_bytes(self, encoding: object) -> bytes:
+        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
+        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
 
 
 # -- loaders -------------------------------------------------------------------------
