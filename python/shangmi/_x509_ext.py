@@ -22,6 +22,7 @@ from shangmi._x509_gn import (
     _gn_from_wire,
     _gns_wire,
 )
+from shangmi.exceptions import InvalidInputError
 
 __all__ = [
     "ObjectIdentifier", "NameOID", "ExtensionOID", "ExtendedKeyUsageOID", "SignatureAlgorithmOID",
@@ -124,7 +125,7 @@ class NameAttribute:
         if not isinstance(value, str):
             raise TypeError(f"value must be a str, got {type(value).__name__}")
         if _type is not None and _type not in _STRING_TAGS:
-            raise ValueError(f"_type must be one of {sorted(_STRING_TAGS)}, got {_type!r}")
+            raise InvalidInputError(f"_type must be one of {sorted(_STRING_TAGS)}, got {_type!r}")
         self.oid = oid
         self.value = value
         self._tag = _STRING_TAGS[_type] if _type else 0
@@ -149,7 +150,7 @@ class RelativeDistinguishedName:
     def __init__(self, attributes: Iterable[NameAttribute]) -> None:
         self._attributes = list(attributes)
         if not self._attributes:
-            raise ValueError("a RelativeDistinguishedName needs at least one attribute")
+            raise InvalidInputError("a RelativeDistinguishedName needs at least one attribute")
 
     def __iter__(self) -> Iterator[NameAttribute]:
         return iter(self._attributes)
@@ -272,7 +273,7 @@ class KeyUsage(ExtensionType):
                  data_encipherment: bool, key_agreement: bool, key_cert_sign: bool, crl_sign: bool,
                  encipher_only: bool, decipher_only: bool) -> None:
         if (encipher_only or decipher_only) and not key_agreement:
-            raise ValueError("encipher_only and decipher_only can only be true when key_agreement is true")
+            raise InvalidInputError("encipher_only and decipher_only can only be true when key_agreement is true")
         values = (digital_signature, content_commitment, key_encipherment, data_encipherment, key_agreement,
                   key_cert_sign, crl_sign, encipher_only, decipher_only)
         for name, v in zip(_KU_FIELDS, values):
@@ -450,7 +451,7 @@ class UnrecognizedExtension(ExtensionType):
 
 def _int_bytes(n: int) -> bytes:
     if n < 0:
-        raise ValueError("must not be negative")
+        raise InvalidInputError(f"must not be negative, got {n}")
     return n.to_bytes(max(1, (n.bit_length() + 7) // 8), "big")
 
 

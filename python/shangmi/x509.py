@@ -380,7 +380,7 @@ def _add(exts: tuple[Extension, ...], value: ExtensionType, critical: bool) -> t
     if not isinstance(value, ExtensionType):
         raise TypeError("extension must be an ExtensionType (BasicConstraints, KeyUsage, ...)")
     if any(e.oid == value.oid for e in exts):
-        raise ValueError(f"this extension ({value.oid.dotted_string}) has already been added")
+        raise InvalidInputError(f"this extension ({value.oid.dotted_string}) has already been added")
     return exts + (Extension(value.oid, bool(critical), value),)
 
 
