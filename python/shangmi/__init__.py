@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from shangmi import sm2, sm3, sm4, zuc
+from shangmi import cms, sm2, sm3, sm4, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
     DecryptionError,
     InvalidInputError,
     InvalidKey,
     InvalidSignature,
+    InvalidCertificate,
     InvalidTag,
     ShangmiError,
 )
@@ -30,6 +31,8 @@ __all__ = [
     "sm3",
     "sm4",
     "zuc",
+    "x509",
+    "cms",
     "cpu_features",
     "CpuFeatures",
     "ShangmiError",
@@ -38,5 +41,6 @@ __all__ = [
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
+    "InvalidCertificate",
     "__version__",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
+    "InvalidCertificate",
 ]
 
 
@@ -40,3 +41,9 @@ class InvalidSignature(ShangmiError):
 
 class DecryptionError(ShangmiError, ValueError):
     """Public-key decryption failed. The message is deliberately uninformative."""
+
+
+class InvalidCertificate(ShangmiError):
+    """A certificate, chain, CRL or signed message is well-formed but not
+    acceptable (bad signature in a chain, expired, not a CA, revoked, ...);
+    the message names the certificate and the reason."""

@@ -24,6 +24,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         Error::InvalidTag => exception(py, "InvalidTag", err_text(&Error::InvalidTag)),
         Error::InvalidSignature => exception(py, "InvalidSignature", err_text(&Error::InvalidSignature)),
         Error::DecryptionFailed => exception(py, "DecryptionError", err_text(&Error::DecryptionFailed)),
+        Error::InvalidCertificate(m) => exception(py, "InvalidCertificate", m),
     })
 }
 

@@ -8,12 +8,14 @@
 use pyo3::prelude::*;
 
 mod buffer;
+mod cms;
 mod cpu;
 mod errors;
 mod gil;
 mod sm2;
 mod sm3;
 mod sm4;
+mod x509;
 mod zuc;
 
 #[pymodule]
@@ -25,5 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sm4::register(m)?;
     zuc::register(m)?;
     sm2::register(m)?;
+    x509::register(m)?;
+    cms::register(m)?;
     Ok(())
 }

@@ -16,6 +16,9 @@ pub enum Error {
     /// Public-key decryption failed. Deliberately opaque: it never says which
     /// check failed, so it cannot serve as an oracle.
     DecryptionFailed,
+    /// A certificate (or chain, CRL, signed message) is well-formed but
+    /// cannot be accepted; the message names the certificate and the reason.
+    InvalidCertificate(String),
 }
 
 /// Shorthand for results carrying an [`Error`].
@@ -36,7 +39,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::InvalidInput(m) | Error::InvalidKey(m) => f.write_str(m),
+            Error::InvalidInput(m) | Error::InvalidKey(m) | Error::InvalidCertificate(m) => f.write_str(m),
             Error::InvalidTag => f.write_str("authentication tag does not match"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::DecryptionFailed => f.write_str("decryption failed"),

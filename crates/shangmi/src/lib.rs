@@ -11,6 +11,7 @@
 #![warn(missing_debug_implementations)]
 
 pub mod arith;
+pub mod cms;
 pub mod cpu;
 #[doc(hidden)]
 pub mod ctime;
@@ -21,6 +22,7 @@ pub mod sm2;
 pub mod sm3;
 pub mod sm4;
 pub mod sm9;
+pub mod x509;
 pub mod zuc;
 
 pub use error::{Error, Result};

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from shangmi.cli import bench, sm2, sm3, sm4, zuc
+from shangmi.cli import bench, cms, sm2, sm3, sm4, x509, zuc
 from shangmi.exceptions import ShangmiError
 
 __all__ = ["main"]
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="SM2, SM3, SM4 and ZUC from the command line.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (sm2, sm3, sm4, zuc, bench):
+    for module in (sm2, sm3, sm4, zuc, x509, cms, bench):
         module.register(sub)
     return parser
 

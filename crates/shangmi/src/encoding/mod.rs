@@ -41,6 +41,13 @@ pub mod oid {
     pub const EC_PUBLIC_KEY: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
     /// The SM2 curve / SM2 algorithm (GM/T 0006).
     pub const SM2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301");
+    /// SM2 signature with SM3 (GM/T 0006), the X.509 and CMS signature algorithm.
+    pub const SM2_WITH_SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.501");
+    /// SM2 encryption (GM/T 0006 .301.3) and the key-transport OID GmSSL writes (.301.2).
+    pub const SM2_ENCRYPT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.3");
+    pub const SM2_EXCHANGE: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.2");
+    /// SM3 (GM/T 0006).
+    pub const SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401");
     /// PBES2 and PBKDF2 (PKCS#5 v2, RFC 8018).
     pub const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
     pub const PBKDF2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.12");

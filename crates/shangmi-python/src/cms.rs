@@ -1,0 +1,150 @@
+//! CMS SignedData / EnvelopedData: thin wrappers over `shangmi::cms`.
+//! Signing and key unwrapping go through Python objects (`sign_digest`,
+//! `decrypt`), so hardware-held keys work; the core builds and parses.
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use shangmi::cms::{self, Flavor, RecipientId, SignRequest};
+use shangmi::x509::Certificate;
+use shangmi::{Error, Result};
+
+use crate::buffer::Bytes;
+use crate::errors::IntoPyResult;
+use crate::x509::X509Certificate;
+
+fn flavor(code: u8) -> Result<Flavor> {
+    match code {
+        0 => Ok(Flavor::Rfc5652),
+        1 => Ok(Flavor::GmT0010),
+        2 => Ok(Flavor::Gmssl),
+        _ => Err(Error::invalid(format!("unknown CMS flavour {code}"))),
+    }
+}
+
+fn flavor_code(f: Flavor) -> u8 {
+    match f {
+        Flavor::Rfc5652 => 0,
+        Flavor::GmT0010 => 1,
+        Flavor::Gmssl => 2,
+    }
+}
+
+fn certs(list: &[PyRef<'_, X509Certificate>]) -> Vec<Certificate> {
+    list.iter().map(|c| c.inner.clone()).collect()
+}
+
+fn wrap(list: Vec<Certificate>) -> Vec<X509Certificate> {
+    list.into_iter().map(|inner| X509Certificate { inner }).collect()
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (content, signer, certificates, detached, flavor_code, signing_time, uid, signature=None))]
+fn cms_sign<'py>(
+    py: Python<'py>,
+    content: Bytes<'_>,
+    signer: &X509Certificate,
+    certificates: Vec<PyRef<'_, X509Certificate>>,
+    detached: bool,
+    flavor_code: u8,
+    signing_time: i64,
+    uid: Bytes<'_>,
+    signature: Option<Bytes<'_>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    // Without a signature: the digest e to sign. With one: the message.
+    let extra = certs(&certificates);
+    let req = SignRequest {
+        content: content.as_slice(),
+        signer: &signer.inner,
+        certificates: &extra,
+        detached,
+        flavor: flavor(flavor_code).py_err()?,
+        signing_time,
+    };
+    let (u, sig) = (uid.as_slice(), signature.as_ref().map(|s| s.as_slice()));
+    let out = py
+        .detach(|| match sig {
+            None => req.digest(u).map(|e| e.to_vec()),
+            Some(s) => req.finish(s),
+        })
+        .py_err()?;
+    Ok(PyBytes::new(py, &out))
+}
+
+type VerifiedTuple<'py> = (Bound<'py, PyBytes>, Vec<X509Certificate>, Vec<X509Certificate>, u8);
+
+#[pyfunction]
+#[pyo3(signature = (message, data, extra, uid, roots, at))]
+fn cms_verify<'py>(
+    py: Python<'py>,
+    message: Bytes<'_>,
+    data: Option<Bytes<'_>>,
+    extra: Vec<PyRef<'_, X509Certificate>>,
+    uid: Option<Bytes<'_>>,
+    roots: Option<Vec<PyRef<'_, X509Certificate>>>,
+    at: i64,
+) -> PyResult<VerifiedTuple<'py>> {
+    let extra = certs(&extra);
+    let roots = roots.map(|r| certs(&r));
+    let (m, d, u) = (message.as_slice(), data.as_ref().map(|b| b.as_slice()), uid.as_ref().map(|b| b.as_slice()));
+    let der = cms::from_pem_or_der(m).py_err()?;
+    let v = py.detach(|| cms::signed::verify(&der, d, &extra, u, roots.as_deref().map(|r| (r, at)))).py_err()?;
+    Ok((PyBytes::new(py, &v.content), wrap(v.signers), wrap(v.certificates), flavor_code(v.flavor)))
+}
+
+#[pyfunction]
+fn cms_encrypt<'py>(
+    py: Python<'py>,
+    data: Bytes<'_>,
+    recipients: Vec<PyRef<'_, X509Certificate>>,
+    flavor_code: u8,
+    by_key_id: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let rs = certs(&recipients);
+    let f = flavor(flavor_code).py_err()?;
+    let rid = if by_key_id { RecipientId::SubjectKeyIdentifier } else { RecipientId::IssuerAndSerial };
+    let d = data.as_slice();
+    let out = py.detach(|| cms::encrypt(d, &rs, f, rid)).py_err()?;
+    Ok(PyBytes::new(py, &out))
+}
+
+#[pyfunction]
+#[pyo3(signature = (message, certificate=None))]
+fn cms_recipient_keys<'py>(
+    py: Python<'py>,
+    message: Bytes<'_>,
+    certificate: Option<PyRef<'_, X509Certificate>>,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let der = cms::from_pem_or_der(message.as_slice()).py_err()?;
+    let keys = cms::recipient_keys(&der, certificate.as_ref().map(|c| &c.inner)).py_err()?;
+    Ok(keys.iter().map(|k| PyBytes::new(py, k)).collect())
+}
+
+#[pyfunction]
+fn cms_decrypt_content<'py>(py: Python<'py>, message: Bytes<'_>, cek: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    let der = cms::from_pem_or_der(message.as_slice()).py_err()?;
+    let k = cek.as_slice();
+    let pt = py.detach(|| cms::decrypt_content(&der, k)).py_err()?;
+    Ok(PyBytes::new(py, &pt))
+}
+
+#[pyfunction]
+fn cms_to_pem(der: Bytes<'_>) -> String {
+    cms::to_pem(der.as_slice())
+}
+
+#[pyfunction]
+fn cms_to_der<'py>(py: Python<'py>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(PyBytes::new(py, &cms::from_pem_or_der(data.as_slice()).py_err()?))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cms_sign, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_verify, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_encrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_recipient_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_decrypt_content, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_to_pem, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_to_der, m)?)?;
+    Ok(())
+}

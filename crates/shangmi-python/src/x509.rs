@@ -1,0 +1,585 @@
+//! X.509 certificates, CSRs, CRLs and path validation: thin wrappers over
+//! `shangmi::x509`. Names and extensions cross as plain tuples (DER stays in
+//! the core); keys cross as encoded points; signing is two-step (digest out,
+//! DER signature in) so any Python object with `sign_digest` can sign.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use shangmi::sm2::PublicKey;
+use shangmi::x509::{self, extensions as ext, Certificate, CertificateRequest, Crl, Extension, GeneralName, Name};
+use shangmi::Result;
+
+use crate::buffer::Bytes;
+use crate::errors::IntoPyResult;
+
+type ExtTuple = (String, bool, Vec<u8>);
+type GnTuple = (String, Py<PyAny>);
+type AkiIn<'py> = (Option<Vec<u8>>, Option<Bound<'py, PyAny>>, Option<Vec<u8>>);
+
+fn oid(s: &str) -> Result<x509::ObjectIdentifier> {
+    x509::parse_oid(s)
+}
+
+fn exts_in(list: Vec<ExtTuple>) -> Result<Vec<Extension>> {
+    list.into_iter().map(|(o, c, v)| Ok(Extension::new(oid(&o)?, c, v))).collect()
+}
+
+fn exts_out(list: &[Extension]) -> Vec<ExtTuple> {
+    list.iter().map(|e| (e.oid.to_string(), e.critical, e.value.clone())).collect()
+}
+
+fn point(b: &[u8]) -> Result<PublicKey> {
+    PublicKey::from_bytes(b)
+}
+
+fn opt_uid<'a>(u: &'a Option<Bytes<'_>>) -> Option<&'a [u8]> {
+    u.as_ref().map(|b| b.as_slice())
+}
+
+#[pyclass(name = "X509Certificate", module = "shangmi._native", frozen)]
+pub(crate) struct X509Certificate {
+    pub(crate) inner: Certificate,
+}
+
+#[pymethods]
+impl X509Certificate {
+    #[staticmethod]
+    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(X509Certificate { inner: py.detach(|| Certificate::from_der(d)).py_err()? })
+    }
+
+    #[staticmethod]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(X509Certificate { inner: py.detach(|| Certificate::from_pem(d)).py_err()? })
+    }
+
+    #[staticmethod]
+    fn from_pem_bundle(py: Python<'_>, data: Bytes<'_>) -> PyResult<Vec<Self>> {
+        let d = data.as_slice();
+        let certs = py.detach(|| Certificate::from_pem_bundle(d)).py_err()?;
+        Ok(certs.into_iter().map(|inner| X509Certificate { inner }).collect())
+    }
+
+    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.to_der())
+    }
+
+    fn to_pem(&self) -> String {
+        self.inner.to_pem()
+    }
+
+    fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.tbs_der())
+    }
+
+    fn version(&self) -> u8 {
+        self.inner.version()
+    }
+
+    fn serial<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.serial())
+    }
+
+    fn issuer_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.issuer().to_der())
+    }
+
+    fn subject_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.subject().to_der())
+    }
+
+    fn not_before(&self) -> i64 {
+        self.inner.not_before()
+    }
+
+    fn not_after(&self) -> i64 {
+        self.inner.not_after()
+    }
+
+    fn signature_algorithm(&self) -> String {
+        self.inner.signature_algorithm().to_string()
+    }
+
+    fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.signature())
+    }
+
+    fn spki_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.spki_der())
+    }
+
+    fn public_key_point<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.inner.public_key().py_err()?.to_bytes(false)))
+    }
+
+    fn extensions(&self) -> Vec<ExtTuple> {
+        exts_out(self.inner.extensions())
+    }
+
+    fn fingerprint<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.fingerprint())
+    }
+
+    #[pyo3(signature = (issuer, uid=None))]
+    fn verify_directly_issued_by(
+        &self,
+        py: Python<'_>,
+        issuer: &X509Certificate,
+        uid: Option<Bytes<'_>>,
+    ) -> PyResult<()> {
+        let u = opt_uid(&uid);
+        py.detach(|| self.inner.verify_directly_issued_by(&issuer.inner, u)).py_err()
+    }
+
+    /// Checks the signature with an issuer key given as an encoded point.
+    #[pyo3(signature = (key_point, uid=None))]
+    fn verify_signature(&self, py: Python<'_>, key_point: Bytes<'_>, uid: Option<Bytes<'_>>) -> PyResult<()> {
+        let (k, u) = (key_point.as_slice(), opt_uid(&uid));
+        py.detach(|| point(k).and_then(|k| self.inner.verify_signature(&k, u))).py_err()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<X509Certificate>().map(|o| o.get().inner == self.inner).unwrap_or(false)
+    }
+
+    fn __hash__(&self) -> u64 {
+        let f = self.inner.fingerprint();
+        u64::from_le_bytes(f[..8].try_into().unwrap_or_default())
+    }
+}
+
+#[pyclass(name = "X509Csr", module = "shangmi._native", frozen)]
+pub(crate) struct X509Csr {
+    inner: CertificateRequest,
+}
+
+#[pymethods]
+impl X509Csr {
+    #[staticmethod]
+    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(X509Csr { inner: py.detach(|| CertificateRequest::from_der(d)).py_err()? })
+    }
+
+    #[staticmethod]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(X509Csr { inner: py.detach(|| CertificateRequest::from_pem(d)).py_err()? })
+    }
+
+    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.to_der())
+    }
+
+    fn to_pem(&self) -> String {
+        self.inner.to_pem()
+    }
+
+    fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.tbs_der())
+    }
+
+    fn subject_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.subject().to_der())
+    }
+
+    fn public_key_point<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.inner.public_key().py_err()?.to_bytes(false)))
+    }
+
+    fn signature_algorithm(&self) -> String {
+        self.inner.signature_algorithm().to_string()
+    }
+
+    fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.signature())
+    }
+
+    fn extensions(&self) -> Vec<ExtTuple> {
+        exts_out(self.inner.extensions())
+    }
+
+    #[pyo3(signature = (uid=None))]
+    fn verify(&self, py: Python<'_>, uid: Option<Bytes<'_>>) -> PyResult<()> {
+        let u = opt_uid(&uid);
+        py.detach(|| self.inner.verify(u)).py_err()
+    }
+}
+
+type RevokedTuple = (Vec<u8>, i64, Vec<ExtTuple>);
+
+#[pyclass(name = "X509Crl", module = "shangmi._native", frozen)]
+pub(crate) struct X509Crl {
+    inner: Crl,
+}
+
+#[pymethods]
+impl X509Crl {
+    #[staticmethod]
+    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(X509Crl { inner: py.detach(|| Crl::from_der(d)).py_err()? })
+    }
+
+    #[staticmethod]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(X509Crl { inner: py.detach(|| Crl::from_pem(d)).py_err()? })
+    }
+
+    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.to_der())
+    }
+
+    fn to_pem(&self) -> String {
+        self.inner.to_pem()
+    }
+
+    fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.tbs_der())
+    }
+
+    fn issuer_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.issuer().to_der())
+    }
+
+    fn this_update(&self) -> i64 {
+        self.inner.this_update()
+    }
+
+    fn next_update(&self) -> Option<i64> {
+        self.inner.next_update()
+    }
+
+    fn revoked(&self) -> Vec<RevokedTuple> {
+        self.inner.revoked().iter().map(|r| (r.serial.clone(), r.revocation_date, exts_out(&r.extensions))).collect()
+    }
+
+    fn extensions(&self) -> Vec<ExtTuple> {
+        exts_out(self.inner.extensions())
+    }
+
+    fn signature_algorithm(&self) -> String {
+        self.inner.signature_algorithm().to_string()
+    }
+
+    fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.signature())
+    }
+
+    #[pyo3(signature = (key_point, uid=None))]
+    fn verify_signature(&self, py: Python<'_>, key_point: Bytes<'_>, uid: Option<Bytes<'_>>) -> PyResult<()> {
+        let (k, u) = (key_point.as_slice(), opt_uid(&uid));
+        py.detach(|| point(k).and_then(|k| self.inner.verify_signature(&k, u))).py_err()
+    }
+}
+
+// ---------------------------------------------------------------- names
+
+type AttrOut = (String, u8, Option<String>, Vec<u8>);
+
+#[pyfunction]
+fn x509_name_parse(der: Bytes<'_>) -> PyResult<Vec<Vec<AttrOut>>> {
+    let n = Name::from_der(der.as_slice()).py_err()?;
+    Ok(n.rdns()
+        .iter()
+        .map(|rdn| rdn.iter().map(|a| (a.oid.to_string(), a.tag, a.text.clone(), a.value_der.clone())).collect())
+        .collect())
+}
+
+#[pyfunction]
+fn x509_name_encode<'py>(py: Python<'py>, rdns: Vec<Vec<(String, String, u8)>>) -> PyResult<Bound<'py, PyBytes>> {
+    let conv = rdns
+        .into_iter()
+        .map(|rdn| rdn.into_iter().map(|(o, t, tag)| Ok((oid(&o)?, t, tag))).collect::<Result<Vec<_>>>())
+        .collect::<Result<Vec<_>>>()
+        .py_err()?;
+    let n = Name::from_rdns(&conv).py_err()?;
+    Ok(PyBytes::new(py, n.to_der()))
+}
+
+#[pyfunction]
+fn x509_name_rfc4514(der: Bytes<'_>) -> PyResult<String> {
+    Ok(Name::from_der(der.as_slice()).py_err()?.rfc4514())
+}
+
+#[pyfunction]
+fn x509_name_matches(a: Bytes<'_>, b: Bytes<'_>) -> PyResult<bool> {
+    let (a, b) = (Name::from_der(a.as_slice()).py_err()?, Name::from_der(b.as_slice()).py_err()?);
+    Ok(a.matches(&b))
+}
+
+// ---------------------------------------------------------------- extensions
+
+fn gn_out(py: Python<'_>, g: &GeneralName) -> PyResult<GnTuple> {
+    Ok(match g {
+        GeneralName::Email(s) => ("email".into(), s.clone().into_pyobject(py)?.into_any().unbind()),
+        GeneralName::Dns(s) => ("dns".into(), s.clone().into_pyobject(py)?.into_any().unbind()),
+        GeneralName::Uri(s) => ("uri".into(), s.clone().into_pyobject(py)?.into_any().unbind()),
+        GeneralName::Ip(b) => ("ip".into(), PyBytes::new(py, b).into_any().unbind()),
+        GeneralName::Directory(n) => ("dirname".into(), PyBytes::new(py, n.to_der()).into_any().unbind()),
+        GeneralName::RegisteredId(o) => ("rid".into(), o.to_string().into_pyobject(py)?.into_any().unbind()),
+        GeneralName::Other(raw) => ("other".into(), PyBytes::new(py, raw).into_any().unbind()),
+    })
+}
+
+fn gn_in(kind: &str, value: &Bound<'_, PyAny>) -> PyResult<GeneralName> {
+    Ok(match kind {
+        "email" => GeneralName::Email(value.extract()?),
+        "dns" => GeneralName::Dns(value.extract()?),
+        "uri" => GeneralName::Uri(value.extract()?),
+        "ip" => GeneralName::Ip(value.extract()?),
+        "dirname" => GeneralName::Directory(Name::from_der(&value.extract::<Vec<u8>>()?).py_err()?),
+        "rid" => GeneralName::RegisteredId(oid(&value.extract::<String>()?).py_err()?),
+        "other" => GeneralName::Other(value.extract()?),
+        _ => return Err(crate::errors::invalid(format!("unknown general name kind {kind:?}"))),
+    })
+}
+
+fn gns_in(list: &Bound<'_, PyAny>) -> PyResult<Vec<GeneralName>> {
+    let mut out = Vec::new();
+    for item in list.try_iter()? {
+        let item = item?;
+        let (k, v): (String, Bound<'_, PyAny>) = item.extract()?;
+        out.push(gn_in(&k, &v)?);
+    }
+    Ok(out)
+}
+
+fn gns_out<'py>(py: Python<'py>, list: &[GeneralName]) -> PyResult<Bound<'py, PyList>> {
+    let items = list.iter().map(|g| gn_out(py, g)).collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// The typed content of a known extension, as plain Python values; `None`
+/// for extensions the core does not interpret.
+#[pyfunction]
+fn x509_ext_decode<'py>(py: Python<'py>, oid_str: &str, value: Bytes<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let o = oid(oid_str).py_err()?;
+    let v = value.as_slice();
+    let any = |x: Bound<'py, PyAny>| Ok(Some(x));
+    use ext::oids as O;
+    if o == O::BASIC_CONSTRAINTS {
+        let (ca, pl) = ext::basic_constraints(v).py_err()?;
+        any((ca, pl).into_pyobject(py)?.into_any())
+    } else if o == O::KEY_USAGE {
+        any(ext::key_usage(v).py_err()?.into_pyobject(py)?.into_any())
+    } else if o == O::EXTENDED_KEY_USAGE {
+        let l: Vec<String> = ext::extended_key_usage(v).py_err()?.iter().map(|x| x.to_string()).collect();
+        any(l.into_pyobject(py)?.into_any())
+    } else if o == O::SUBJECT_KEY_IDENTIFIER {
+        any(PyBytes::new(py, &ext::subject_key_identifier(v).py_err()?).into_any())
+    } else if o == O::AUTHORITY_KEY_IDENTIFIER {
+        let (kid, iss, ser) = ext::authority_key_identifier(v).py_err()?;
+        let kid = kid.map(|k| PyBytes::new(py, &k));
+        let iss = iss.map(|l| gns_out(py, &l)).transpose()?;
+        let ser = ser.map(|s| PyBytes::new(py, &s));
+        any(PyTuple::new(
+            py,
+            [kid.into_pyobject(py)?.into_any(), iss.into_pyobject(py)?.into_any(), ser.into_pyobject(py)?.into_any()],
+        )?
+        .into_any())
+    } else if o == O::SUBJECT_ALT_NAME || o == O::ISSUER_ALT_NAME {
+        any(gns_out(py, &ext::general_names(v, "alternative name").py_err()?)?.into_any())
+    } else if o == O::CRL_DISTRIBUTION_POINTS {
+        let points = ext::crl_distribution_points(v).py_err()?;
+        let l = points.iter().map(|p| gns_out(py, p)).collect::<PyResult<Vec<_>>>()?;
+        any(PyList::new(py, l)?.into_any())
+    } else if o == O::CRL_NUMBER {
+        any(PyBytes::new(py, &ext::crl_number(v).py_err()?).into_any())
+    } else if o == O::CRL_REASON {
+        any(ext::crl_reason(v).py_err()?.into_pyobject(py)?.into_any())
+    } else {
+        Ok(None)
+    }
+}
+
+/// The extnValue DER of a known extension from plain Python values
+/// (the same shapes [`x509_ext_decode`] returns).
+#[pyfunction]
+fn x509_ext_encode<'py>(py: Python<'py>, oid_str: &str, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let o = oid(oid_str).py_err()?;
+    use ext::oids as O;
+    let der = if o == O::BASIC_CONSTRAINTS {
+        let (ca, pl): (bool, Option<u64>) = value.extract()?;
+        ext::encode_basic_constraints(ca, pl).py_err()?
+    } else if o == O::KEY_USAGE {
+        ext::encode_key_usage(value.extract()?).py_err()?
+    } else if o == O::EXTENDED_KEY_USAGE {
+        let l: Vec<String> = value.extract()?;
+        let oids = l.iter().map(|s| oid(s)).collect::<Result<Vec<_>>>().py_err()?;
+        ext::encode_extended_key_usage(&oids)
+    } else if o == O::SUBJECT_KEY_IDENTIFIER {
+        ext::encode_subject_key_identifier(&value.extract::<Vec<u8>>()?)
+    } else if o == O::AUTHORITY_KEY_IDENTIFIER {
+        let (kid, iss, ser): AkiIn<'py> = value.extract()?;
+        let iss = iss.map(|l| gns_in(&l)).transpose()?;
+        ext::encode_authority_key_identifier(kid.as_deref(), iss.as_deref(), ser.as_deref()).py_err()?
+    } else if o == O::SUBJECT_ALT_NAME || o == O::ISSUER_ALT_NAME {
+        ext::encode_general_names(&gns_in(value)?).py_err()?
+    } else if o == O::CRL_DISTRIBUTION_POINTS {
+        let mut points = Vec::new();
+        for p in value.try_iter()? {
+            points.push(gns_in(&p?)?);
+        }
+        ext::encode_crl_distribution_points(&points).py_err()?
+    } else if o == O::CRL_NUMBER {
+        ext::encode_crl_number(&value.extract::<Vec<u8>>()?).py_err()?
+    } else if o == O::CRL_REASON {
+        ext::encode_crl_reason(value.extract()?).py_err()?
+    } else {
+        return Err(crate::errors::invalid(format!("no typed encoder for extension {oid_str}")));
+    };
+    Ok(PyBytes::new(py, &der))
+}
+
+#[pyfunction]
+fn x509_key_identifier<'py>(py: Python<'py>, key_point: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(PyBytes::new(py, &x509::key_identifier(&point(key_point.as_slice()).py_err()?)))
+}
+
+// ---------------------------------------------------------------- building
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn x509_tbs_certificate<'py>(
+    py: Python<'py>,
+    serial: Vec<u8>,
+    issuer: Bytes<'_>,
+    subject: Bytes<'_>,
+    not_before: i64,
+    not_after: i64,
+    key_point: Bytes<'_>,
+    extensions: Vec<ExtTuple>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let tbs = x509::TbsCertificate {
+        serial,
+        issuer: Name::from_der(issuer.as_slice()).py_err()?,
+        subject: Name::from_der(subject.as_slice()).py_err()?,
+        not_before,
+        not_after,
+        public_key: point(key_point.as_slice()).py_err()?,
+        extensions: exts_in(extensions).py_err()?,
+    };
+    Ok(PyBytes::new(py, &tbs.to_der().py_err()?))
+}
+
+#[pyfunction]
+fn x509_signing_digest<'py>(
+    py: Python<'py>,
+    key_point: Bytes<'_>,
+    uid: Bytes<'_>,
+    tbs: Bytes<'_>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (k, u, t) = (key_point.as_slice(), uid.as_slice(), tbs.as_slice());
+    let e = py.detach(|| point(k).and_then(|k| x509::signing_digest(&k, u, t))).py_err()?;
+    Ok(PyBytes::new(py, &e))
+}
+
+#[pyfunction]
+fn x509_assemble_certificate(tbs: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Certificate> {
+    Ok(X509Certificate { inner: x509::assemble_certificate(tbs.as_slice(), signature.as_slice()).py_err()? })
+}
+
+#[pyfunction]
+fn x509_request_info<'py>(
+    py: Python<'py>,
+    subject: Bytes<'_>,
+    key_point: Bytes<'_>,
+    extensions: Vec<ExtTuple>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let name = Name::from_der(subject.as_slice()).py_err()?;
+    let key = point(key_point.as_slice()).py_err()?;
+    let info = x509::csr::encode_request_info(&name, &key, &exts_in(extensions).py_err()?).py_err()?;
+    Ok(PyBytes::new(py, &info))
+}
+
+#[pyfunction]
+fn x509_assemble_request(info: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Csr> {
+    Ok(X509Csr { inner: x509::csr::assemble(info.as_slice(), signature.as_slice()).py_err()? })
+}
+
+#[pyfunction]
+fn x509_tbs_crl<'py>(
+    py: Python<'py>,
+    issuer: Bytes<'_>,
+    this_update: i64,
+    next_update: Option<i64>,
+    revoked: Vec<RevokedTuple>,
+    extensions: Vec<ExtTuple>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let issuer = Name::from_der(issuer.as_slice()).py_err()?;
+    let revoked = revoked
+        .into_iter()
+        .map(|(serial, revocation_date, e)| {
+            Ok(x509::RevokedCertificate { serial, revocation_date, extensions: exts_in(e)? })
+        })
+        .collect::<Result<Vec<_>>>()
+        .py_err()?;
+    let tbs = x509::crl::encode_tbs_crl(&issuer, this_update, next_update, &revoked, &exts_in(extensions).py_err()?)
+        .py_err()?;
+    Ok(PyBytes::new(py, &tbs))
+}
+
+#[pyfunction]
+fn x509_assemble_crl(tbs: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Crl> {
+    Ok(X509Crl { inner: x509::crl::assemble(tbs.as_slice(), signature.as_slice()).py_err()? })
+}
+
+// ---------------------------------------------------------------- validation
+
+#[pyfunction]
+#[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None))]
+fn x509_verify_chain(
+    py: Python<'_>,
+    leaf: &X509Certificate,
+    intermediates: Vec<PyRef<'_, X509Certificate>>,
+    roots: Vec<PyRef<'_, X509Certificate>>,
+    crls: Vec<PyRef<'_, X509Crl>>,
+    at: i64,
+    uid: Option<Bytes<'_>>,
+) -> PyResult<Vec<X509Certificate>> {
+    let inter: Vec<Certificate> = intermediates.iter().map(|c| c.inner.clone()).collect();
+    let roots: Vec<Certificate> = roots.iter().map(|c| c.inner.clone()).collect();
+    let crls: Vec<Crl> = crls.iter().map(|c| c.inner.clone()).collect();
+    let u = opt_uid(&uid);
+    let chain =
+        py.detach(|| x509::verify_chain(&leaf.inner, &inter, &roots, &crls, x509::Options { at, uid: u })).py_err()?;
+    Ok(chain.into_iter().map(|inner| X509Certificate { inner }).collect())
+}
+
+#[pyfunction]
+fn x509_format_time(secs: i64) -> String {
+    x509::format_time(secs)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<X509Certificate>()?;
+    m.add_class::<X509Csr>()?;
+    m.add_class::<X509Crl>()?;
+    m.add("X509_MIN_TIME", x509::MIN_TIME)?;
+    m.add("X509_MAX_TIME", x509::MAX_TIME)?;
+    for f in [
+        wrap_pyfunction!(x509_name_parse, m)?,
+        wrap_pyfunction!(x509_name_encode, m)?,
+        wrap_pyfunction!(x509_name_rfc4514, m)?,
+        wrap_pyfunction!(x509_name_matches, m)?,
+        wrap_pyfunction!(x509_ext_decode, m)?,
+        wrap_pyfunction!(x509_ext_encode, m)?,
+        wrap_pyfunction!(x509_key_identifier, m)?,
+        wrap_pyfunction!(x509_tbs_certificate, m)?,
+        wrap_pyfunction!(x509_signing_digest, m)?,
+        wrap_pyfunction!(x509_assemble_certificate, m)?,
+        wrap_pyfunction!(x509_request_info, m)?,
+        wrap_pyfunction!(x509_assemble_request, m)?,
+        wrap_pyfunction!(x509_tbs_crl, m)?,
+        wrap_pyfunction!(x509_assemble_crl, m)?,
+        wrap_pyfunction!(x509_verify_chain, m)?,
+        wrap_pyfunction!(x509_format_time, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! EnvelopedData (RFC 5652 section 6, GM/T 0010 section 9): SM2 key
+//! transport of a fresh SM4 key, SM4-CBC content encryption.
+
+use zeroize::Zeroizing;
+
+use super::signed::{read_sid, SignerIdKind};
+use super::{content_info, oids, unsupported, wrap, Flavor};
+use crate::encoding::sm2 as fmt;
+use crate::sm2::PrivateKey;
+use crate::x509::asn1::{self, Reader};
+use crate::x509::{Certificate, Name};
+use crate::{Error, Result};
+
+const MAX_RECIPIENTS: usize = 1024;
+
+/// How each recipient is named in its RecipientInfo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecipientId {
+    IssuerAndSerial,
+    /// The certificate's subjectKeyIdentifier (which it must have).
+    SubjectKeyIdentifier,
+}
+
+/// Encrypts `data` for every recipient certificate.
+pub fn encrypt(data: &[u8], recipients: &[Certificate], flavor: Flavor, rid: RecipientId) -> Result<Vec<u8>> {
+    if recipients.is_empty() {
+        return Err(Error::invalid("at least one recipient certificate is needed"));
+    }
+    let mut key = Zeroizing::new([0u8; 16]);
+    crate::rand::fill(key.as_mut())?;
+    let mut iv = [0u8; 16];
+    crate::rand::fill(&mut iv)?;
+    let kt_oid = if flavor == Flavor::Gmssl { oids::SM2_ENCRYPT_GMSSL } else { oids::SM2_ENCRYPT };
+    let mut infos = Vec::with_capacity(recipients.len());
+    for cert in recipients {
+        let ct = cert.public_key()?.encrypt(key.as_ref())?;
+        let enc = fmt::ciphertext_to_der(&ct)?;
+        let (version, id) = match rid {
+            RecipientId::IssuerAndSerial => (
+                if flavor == Flavor::Rfc5652 { 0 } else { 1 },
+                asn1::seq(&[cert.issuer().to_der(), &asn1::uint(cert.serial())]),
+            ),
+            RecipientId::SubjectKeyIdentifier => {
+                let ski = cert.subject_key_id()?.ok_or_else(|| {
+                    Error::invalid(format!("recipient '{}' has no subjectKeyIdentifier", cert.subject()))
+                })?;
+                (2, asn1::tlv(asn1::ctx_prim(0), &ski))
+            }
+        };
+        infos.push(asn1::seq(&[
+            &asn1::small_int(version),
+            &id,
+            &asn1::seq(&[&asn1::oid(&kt_oid)]),
+            &asn1::octets(&enc),
+        ]));
+    }
+    let body = crate::sm4::cbc_encrypt(&key, &iv, data, true)?;
+    let eci = asn1::seq(&[
+        &asn1::oid(&flavor.data()),
+        &asn1::seq(&[&asn1::oid(&oids::SM4_CBC), &asn1::octets(&iv)]),
+        &asn1::tlv(asn1::ctx_prim(0), &body),
+    ]);
+    let refs: Vec<&[u8]> = infos.iter().map(|v| v.as_slice()).collect();
+    let version = if flavor == Flavor::Rfc5652 && rid == RecipientId::IssuerAndSerial { 0 } else { 2 };
+    let version = if flavor == Flavor::Rfc5652 { version } else { 1 };
+    let ed = asn1::seq(&[&asn1::small_int(version), &asn1::cons(asn1::SET, &refs), &eci]);
+    let t = if flavor == Flavor::Rfc5652 { oids::ENVELOPED_DATA } else { oids::GM_ENVELOPED_DATA };
+    Ok(wrap(&t, &ed))
+}
+
+/// (identifier kind, issuer DER or key id, serial, encryptedKey).
+type Recipient = (SignerIdKind, Vec<u8>, Vec<u8>, Vec<u8>);
+
+struct Parsed {
+    iv: [u8; 16],
+    content: Vec<u8>,
+    /// (identifier kind, issuer DER or key id, serial, encryptedKey) of each SM2 recipient.
+    recipients: Vec<Recipient>,
+}
+
+fn parse(der: &[u8]) -> Result<Parsed> {
+    const W: &str = "EnvelopedData";
+    let (ct, body) = content_info(der, W)?;
+    if ct != oids::ENVELOPED_DATA && ct != oids::GM_ENVELOPED_DATA {
+        return Err(unsupported("content type (expected envelopedData)", &ct));
+    }
+    let mut ed = Reader::new(asn1::single(body, asn1::SEQUENCE, W)?.value, W);
+    ed.small_uint("version")?;
+    ed.optional(asn1::ctx(0))?; // originatorInfo
+    let mut ris = ed.nested(asn1::SET, "recipientInfos")?;
+    let mut eci = ed.nested(asn1::SEQUENCE, "encryptedContentInfo")?;
+    ed.optional(asn1::ctx(1))?; // unprotectedAttrs
+    ed.finish("EnvelopedData")?;
+    let ect = eci.oid("contentType")?;
+    if !oids::is_data(&ect) {
+        return Err(unsupported("encrypted content type (only data is supported)", &ect));
+    }
+    let mut alg = eci.nested(asn1::SEQUENCE, "contentEncryptionAlgorithm")?;
+    let a = alg.oid("contentEncryptionAlgorithm")?;
+    if a != oids::SM4_CBC {
+        return Err(unsupported("content encryption algorithm (only SM4-CBC is supported)", &a));
+    }
+    let iv_t = alg.expect(asn1::OCTET_STRING, "IV")?;
+    alg.finish("contentEncryptionAlgorithm")?;
+    let iv: [u8; 16] = iv_t.value.try_into().map_err(|_| Error::invalid("SM4-CBC IV must be 16 bytes"))?;
+    let content = match eci.any()? {
+        t if t.tag == asn1::ctx_prim(0) => t.value.to_vec(),
+        // constructed [0] holding OCTET STRING pieces (a BER habit, still definite length)
+        t if t.tag == asn1::ctx(0) => {
+            let mut parts = Reader::new(t.value, W);
+            let mut out = Vec::new();
+            while !parts.is_empty() {
+                out.extend_from_slice(parts.expect(asn1::OCTET_STRING, "encryptedContent")?.value);
+            }
+            out
+        }
+        _ => return Err(Error::invalid("invalid EnvelopedData: encryptedContent is missing")),
+    };
+    // GmSSL's sharedInfo1/2 ([1], [2]) are accepted and ignored.
+    let mut recipients = Vec::new();
+    while !ris.is_empty() {
+        if recipients.len() >= MAX_RECIPIENTS {
+            return Err(ris.err("too many recipients"));
+        }
+        let t = ris.any()?;
+        if t.tag != asn1::SEQUENCE {
+            continue; // other RecipientInfo kinds (kari, kekri, ...) are not SM2 key transport
+        }
+        let mut r = Reader::new(t.value, W);
+        r.small_uint("version")?;
+        let (kind, a, b) = read_sid(&mut r)?;
+        let mut ka = r.nested(asn1::SEQUENCE, "keyEncryptionAlgorithm")?;
+        let o = ka.oid("keyEncryptionAlgorithm")?;
+        if !oids::is_sm2_encryption(&o) {
+            continue;
+        }
+        let enc = r.expect(asn1::OCTET_STRING, "encryptedKey")?.value.to_vec();
+        r.finish("KeyTransRecipientInfo")?;
+        recipients.push((kind, a, b, enc));
+    }
+    Ok(Parsed { iv, content, recipients })
+}
+
+/// The encryptedKey (GM/T 0009 SM2Cipher DER) of every SM2 RecipientInfo
+/// naming `cert` (every one when `cert` is `None`), for a key holder to
+/// decrypt (a hardware module, say) before [`decrypt_content`].
+pub fn recipient_keys(der: &[u8], cert: Option<&Certificate>) -> Result<Vec<Vec<u8>>> {
+    let p = parse(der)?;
+    let mut out = Vec::new();
+    for (kind, a, b, enc) in p.recipients {
+        let matches = match cert {
+            None => true,
+            Some(c) => match kind {
+                SignerIdKind::IssuerSerial => c.issuer().matches(&Name::from_der(&a)?) && c.serial() == b.as_slice(),
+                SignerIdKind::KeyId => matches!(c.subject_key_id(), Ok(Some(ref k)) if *k == a),
+            },
+        };
+        if matches {
+            out.push(enc);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::invalid(match cert {
+            Some(c) => format!("the message has no SM2 recipient info for certificate '{}'", c.subject()),
+            None => "the message has no SM2 recipient info".to_string(),
+        }));
+    }
+    Ok(out)
+}
+
+/// Decrypts the content with the content-encryption key (16 bytes).
+pub fn decrypt_content(der: &[u8], cek: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+    let p = parse(der)?;
+    let k16 = Zeroizing::new(<[u8; 16]>::try_from(cek).map_err(|_| Error::DecryptionFailed)?);
+    crate::sm4::cbc_decrypt(&k16, &p.iv, &p.content, true).map(Zeroizing::new).map_err(|_| Error::DecryptionFailed)
+}
+
+/// Decrypts an EnvelopedData with `key`. With `cert`, only the RecipientInfo
+/// naming that certificate is used (an error if there is none); without, each
+/// one is tried. Every failure after the structure was parsed is the same
+/// opaque [`Error::DecryptionFailed`].
+pub fn decrypt(der: &[u8], key: &PrivateKey, cert: Option<&Certificate>) -> Result<Zeroizing<Vec<u8>>> {
+    if let Some(c) = cert {
+        if c.public_key()? != key.public_key() {
+            return Err(Error::invalid_key("the private key does not belong to the recipient certificate"));
+        }
+    }
+    for enc in recipient_keys(der, cert)? {
+        let Ok(ct) = fmt::ciphertext_from_der(&enc) else { continue };
+        let Ok(k) = key.decrypt(&ct).map(Zeroizing::new) else { continue };
+        if k.len() == 16 {
+            return decrypt_content(der, &k);
+        }
+    }
+    Err(Error::DecryptionFailed)
+}

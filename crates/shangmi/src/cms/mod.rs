@@ -1,0 +1,78 @@
+//! Cryptographic Message Syntax with SM2/SM3/SM4: SignedData and
+//! EnvelopedData in the RFC 5652 and GM/T 0010 (GB/T 35275) shapes, and
+//! GmSSL's own variant of them.
+//!
+//! | flavour | content-type OIDs | SignedData signature | key transport OID |
+//! |---|---|---|---|
+//! | [`Flavor::Rfc5652`] | 1.2.840.113549.1.7.x | over signed attributes, SM3 with Z(uid) | 1.2.156.10197.1.301.3 |
+//! | [`Flavor::GmT0010`] | 1.2.156.10197.6.1.4.2.x | same | 1.2.156.10197.1.301.3 |
+//! | [`Flavor::Gmssl`] | 1.2.156.10197.6.1.4.2.x | no signed attributes; SM3 of the encapsulated ContentInfo DER, no Z | 1.2.156.10197.1.301.2 |
+//!
+//! Reading accepts all three (and GmSSL's sloppiness: a signature OID where
+//! the digest OID belongs). Content encryption is SM4-CBC with PKCS#7
+//! padding and the IV as parameters; CBC has no integrity of its own, so a
+//! modified ciphertext is only caught when its padding breaks — sign the
+//! content too when integrity matters.
+
+pub mod enveloped;
+pub mod oids;
+pub mod signed;
+
+pub use enveloped::{decrypt, decrypt_content, encrypt, recipient_keys, RecipientId};
+pub use signed::{SignRequest, Verified};
+
+use crate::x509::asn1::{self, Reader};
+use crate::{Error, Result};
+use der::asn1::ObjectIdentifier;
+
+/// Which OIDs and which SignedData form to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Rfc5652,
+    GmT0010,
+    Gmssl,
+}
+
+impl Flavor {
+    pub(crate) fn data(self) -> ObjectIdentifier {
+        match self {
+            Flavor::Rfc5652 => oids::DATA,
+            _ => oids::GM_DATA,
+        }
+    }
+}
+
+/// Parses `ContentInfo ::= SEQUENCE { contentType, [0] EXPLICIT content }`:
+/// (contentType, content DER).
+pub(crate) fn content_info<'a>(der: &'a [u8], what: &'static str) -> Result<(ObjectIdentifier, &'a [u8])> {
+    let outer = asn1::single(der, asn1::SEQUENCE, what)?;
+    let mut r = Reader::new(outer.value, what);
+    let t = r.oid("contentType")?;
+    let mut c = r.nested(asn1::ctx(0), "content")?;
+    r.finish("ContentInfo")?;
+    let inner = c.any()?;
+    c.finish("content")?;
+    Ok((t, inner.raw))
+}
+
+pub(crate) fn wrap(content_type: &ObjectIdentifier, content: &[u8]) -> Vec<u8> {
+    asn1::seq(&[&asn1::oid(content_type), &asn1::tlv(asn1::ctx(0), content)])
+}
+
+/// DER from PEM (`CMS` or `PKCS7`) or DER input.
+pub fn from_pem_or_der(data: &[u8]) -> Result<Vec<u8>> {
+    if crate::encoding::pem::is_pem(data) {
+        crate::x509::pem_one(data, &["CMS", "PKCS7"])
+    } else {
+        Ok(data.to_vec())
+    }
+}
+
+/// PEM with the `CMS` label (what OpenSSL's and GmSSL's cms tools write).
+pub fn to_pem(der: &[u8]) -> String {
+    crate::encoding::pem::encode("CMS", &[], der).to_string()
+}
+
+pub(crate) fn unsupported(what: &str, o: &ObjectIdentifier) -> Error {
+    Error::invalid(format!("unsupported {what} {o}"))
+}

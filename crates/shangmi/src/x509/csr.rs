@@ -1,0 +1,139 @@
+//! PKCS#10 certification requests (RFC 2986).
+
+use der::asn1::ObjectIdentifier;
+
+use super::asn1::{self, Reader};
+use super::extensions::{self as ext, oids, Extension};
+use super::name::Name;
+use super::signed::{self, Signed};
+use crate::encoding::sm2 as fmt;
+use crate::sm2::PublicKey;
+use crate::{Error, Result};
+
+/// A parsed CSR. Immutable; keeps its exact DER.
+#[derive(Clone, Debug)]
+pub struct CertificateRequest {
+    der: Vec<u8>,
+    signed: Signed,
+    subject: Name,
+    spki: Vec<u8>,
+    public_key: std::result::Result<PublicKey, String>,
+    /// (type, complete DER of each value) of every attribute.
+    attributes: Vec<(ObjectIdentifier, Vec<Vec<u8>>)>,
+    extensions: Vec<Extension>,
+}
+
+const MAX_ATTRIBUTES: usize = 256;
+
+impl CertificateRequest {
+    pub fn from_der(der: &[u8]) -> Result<Self> {
+        const W: &str = "certificate request";
+        let signed = Signed::parse(der, W)?;
+        let mut r = Reader::new(&der[signed.tbs.clone()], W);
+        let mut t = r.nested(asn1::SEQUENCE, "certificationRequestInfo")?;
+        if t.small_uint("version")? != 0 {
+            return Err(t.err("unknown version (expected v1, 0)"));
+        }
+        let subject = Name::from_der(t.expect(asn1::SEQUENCE, "subject")?.raw)?;
+        let spki = t.expect(asn1::SEQUENCE, "subjectPKInfo")?.raw.to_vec();
+        let mut attributes = Vec::new();
+        let mut extensions = Vec::new();
+        if let Some(a) = t.optional(asn1::ctx(0))? {
+            let mut ar = Reader::new(a.value, W);
+            while !ar.is_empty() {
+                if attributes.len() >= MAX_ATTRIBUTES {
+                    return Err(ar.err("too many attributes"));
+                }
+                let mut at = ar.nested(asn1::SEQUENCE, "Attribute")?;
+                let typ = at.oid("attribute type")?;
+                let mut values = at.nested(asn1::SET, "attribute values")?;
+                at.finish("Attribute")?;
+                let mut vals = Vec::new();
+                while !values.is_empty() {
+                    vals.push(values.any()?.raw.to_vec());
+                }
+                if typ == oids::EXTENSION_REQUEST {
+                    if vals.len() != 1 || !extensions.is_empty() {
+                        return Err(ar.err("extensionRequest must hold exactly one Extensions value"));
+                    }
+                    let inner = asn1::single(&vals[0], asn1::SEQUENCE, W)?;
+                    extensions = ext::parse_list(inner.value, W)?;
+                }
+                attributes.push((typ, vals));
+            }
+        }
+        t.finish("certificationRequestInfo")?;
+        let public_key = fmt::public_key_from_der(&spki).map_err(|e| e.to_string());
+        Ok(CertificateRequest { der: der.to_vec(), signed, subject, spki, public_key, attributes, extensions })
+    }
+
+    pub fn from_pem(data: &[u8]) -> Result<Self> {
+        Self::from_der(&signed::pem_one(data, &["CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST"])?)
+    }
+
+    pub fn to_der(&self) -> &[u8] {
+        &self.der
+    }
+
+    pub fn to_pem(&self) -> String {
+        crate::encoding::pem::encode("CERTIFICATE REQUEST", &[], &self.der).to_string()
+    }
+
+    pub fn tbs_der(&self) -> &[u8] {
+        &self.der[self.signed.tbs.clone()]
+    }
+
+    pub fn subject(&self) -> &Name {
+        &self.subject
+    }
+
+    pub fn spki_der(&self) -> &[u8] {
+        &self.spki
+    }
+
+    pub fn public_key(&self) -> Result<&PublicKey> {
+        self.public_key.as_ref().map_err(|e| Error::invalid_key(format!("certificate request public key: {e}")))
+    }
+
+    pub fn signature_algorithm(&self) -> &ObjectIdentifier {
+        &self.signed.alg
+    }
+
+    pub fn signature(&self) -> &[u8] {
+        &self.signed.signature
+    }
+
+    pub fn attributes(&self) -> &[(ObjectIdentifier, Vec<Vec<u8>>)] {
+        &self.attributes
+    }
+
+    /// The extensions of its extensionRequest attribute.
+    pub fn extensions(&self) -> &[Extension] {
+        &self.extensions
+    }
+
+    /// Checks the self-signature (proof of possession) under `uid`, or
+    /// either deployed convention when `uid` is `None`.
+    pub fn verify(&self, uid: Option<&[u8]>) -> Result<()> {
+        signed::verify(self.public_key()?, &self.signed.alg, self.tbs_der(), &self.signed.signature, uid).map(|_| ())
+    }
+}
+
+/// The DER certificationRequestInfo for `subject`, `key` and extensions
+/// (carried in one extensionRequest attribute, omitted when empty).
+pub fn encode_request_info(subject: &Name, key: &PublicKey, extensions: &[Extension]) -> Result<Vec<u8>> {
+    let spki = fmt::public_key_to_der(key)?;
+    let attrs = if extensions.is_empty() {
+        asn1::tlv(asn1::ctx(0), &[])
+    } else {
+        let exts = ext::encode_list(extensions)?;
+        let attr = asn1::seq(&[&asn1::oid(&oids::EXTENSION_REQUEST), &asn1::set_of(&[exts])]);
+        asn1::tlv(asn1::ctx(0), &attr)
+    };
+    Ok(asn1::seq(&[&asn1::small_int(0), subject.to_der(), &spki, &attrs]))
+}
+
+/// Assembles a CSR from its info and a DER signature.
+pub fn assemble(info: &[u8], sig_der: &[u8]) -> Result<CertificateRequest> {
+    CertificateRequest::from_der(&signed::assemble(info, sig_der)?)
+}

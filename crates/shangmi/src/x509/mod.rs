@@ -1,0 +1,45 @@
+//! X.509 for SM2: certificates, certification requests and CRLs (parse and
+//! build), and certification path validation.
+//!
+//! Signatures are SM2-with-SM3 (1.2.156.10197.1.501) with DER `SEQUENCE { r, s }`
+//! values. The SM2 user ID is a parameter everywhere: GM/T 0015 and GmSSL sign
+//! certificates with `1234567812345678`, OpenSSL 3.0 with the empty ID unless
+//! told otherwise; `uid = None` when verifying accepts either
+//! ([`UID_CONVENTIONS`]), a `Some` pins one. Building is two steps
+//! (to-be-signed DER, then [`assemble_certificate`] with a signature over
+//! [`signing_digest`]) so keys outside this process can sign.
+//!
+//! | module | job |
+//! |---|---|
+//! | [`name`] | Names, RFC 4514 strings, matching |
+//! | [`extensions`] | v3 extensions, typed readers and writers |
+//! | [`certificate`] / [`csr`] / [`crl`] | the three signed structures |
+//! | [`builder`] | tbsCertificate, signing |
+//! | [`path`] | chain building and validation |
+
+pub(crate) mod asn1;
+pub(crate) use signed::pem_one;
+pub mod builder;
+pub mod certificate;
+pub mod crl;
+pub mod csr;
+pub mod extensions;
+pub mod name;
+pub mod path;
+mod signed;
+
+pub use asn1::{format_time, MAX_TIME, MIN_TIME};
+pub use builder::{assemble_certificate, key_identifier, sign_certificate, sign_tbs, TbsCertificate};
+pub use certificate::Certificate;
+pub use crl::{Crl, RevokedCertificate};
+pub use csr::CertificateRequest;
+pub use der::asn1::ObjectIdentifier;
+pub use extensions::{Extension, GeneralName};
+pub use name::{Attribute, Name};
+pub use path::{verify_chain, Options};
+pub use signed::{signing_digest, UID_CONVENTIONS};
+
+/// Parses a dotted object identifier.
+pub fn parse_oid(s: &str) -> crate::Result<der::asn1::ObjectIdentifier> {
+    asn1::oid_from_str(s)
+}

@@ -1,0 +1,177 @@
+"""Signed and enveloped messages (CMS / PKCS#7) with SM2, SM3 and SM4.
+
+::
+
+    from shangmi import cms
+    msg = cms.sign(b"hello", cert, key)                   # SignedData, GM/T 0010 OIDs
+    v = cms.verify(msg, trust_roots=[root])               # v.content, v.signers
+    env = cms.encrypt(b"secret", [cert])                  # EnvelopedData: SM2 key transport + SM4-CBC
+    assert cms.decrypt(env, key, cert) == b"secret"
+
+Shapes written (all three are read, DER or PEM):
+
+=================  ===========================  ============================================
+``oids=``          content-type OIDs            SignedData signature
+=================  ===========================  ============================================
+``"gmt0010"``      1.2.156.10197.6.1.4.2.x      over signed attributes (content type, SM3
+(default)          (GM/T 0010, GB/T 35275)      message digest, signing time), SM2 with Z(uid)
+``"rfc5652"``      1.2.840.113549.1.7.x         the same
+``compat="gmssl"`` GM/T 0010 OIDs               GmSSL's form: no signed attributes, SM2 over
+                                                SM3(encapsulated ContentInfo DER), no Z;
+                                                key transport OID 1.2.156.10197.1.301.2
+=================  ===========================  ============================================
+
+OpenSSL 3.0 cannot make CMS with SM2 keys at all. Content encryption is
+SM4-CBC: it has no integrity of its own (a modified ciphertext is only caught
+when its padding breaks), so sign what must not be altered.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Sequence
+from typing import Literal, Protocol
+
+from shangmi import _native, sm2
+from shangmi._buffer import Buffer, require_bytes
+from shangmi.exceptions import DecryptionError, InvalidInputError
+from shangmi.x509 import Certificate, Signer, _secs
+
+__all__ = ["sign", "verify", "encrypt", "decrypt", "VerifiedMessage", "Decrypter"]
+
+Oids = Literal["gmt0010", "rfc5652"]
+_FLAVOR = {"rfc5652": 0, "gmt0010": 1}
+_FLAVOR_NAME = {0: "rfc5652", 1: "gmt0010", 2: "gmssl"}
+
+
+def _flavor(oids: str, compat: str | None) -> int:
+    if compat is not None:
+        if compat != "gmssl":
+            raise InvalidInputError(f"compat must be None or 'gmssl', got {compat!r}")
+        return 2
+    if oids not in _FLAVOR:
+        raise InvalidInputError(f"oids must be one of 'gmt0010', 'rfc5652', got {oids!r}")
+    return _FLAVOR[oids]
+
+
+def _out(der: bytes, encoding: str) -> bytes:
+    if encoding == "der":
+        return der
+    if encoding == "pem":
+        return _native.cms_to_pem(der).encode()
+    raise InvalidInputError(f"encoding must be 'der' or 'pem', got {encoding!r}")
+
+
+def _msg(data: Buffer | str) -> bytes:
+    return data.encode() if isinstance(data, str) else bytes(data)
+
+
+def sign(
+    data: Buffer,
+    certificate: Certificate,
+    private_key: Signer,
+    *,
+    detached: bool = False,
+    certificates: Iterable[Certificate] = (),
+    uid: Buffer = sm2.DEFAULT_UID,
+    oids: Oids = "gmt0010",
+    compat: Literal["gmssl"] | None = None,
+    signing_time: _dt.datetime | None = None,
+    encoding: Literal["der", "pem"] = "der",
+) -> bytes:
+    """A SignedData over ``data`` by ``private_key`` (whose certificate is
+    ``certificate``; ``certificates`` adds intermediates). ``detached=True``
+    leaves the content out."""
+    require_bytes(data, "data")
+    require_bytes(uid, "uid")
+    if not isinstance(certificate, Certificate):
+        raise TypeError("certificate must be a shangmi.x509.Certificate")
+    if private_key.public_key() != certificate.public_key():
+        raise InvalidInputError("the private key does not belong to the signer certificate")
+    when = _secs(signing_time or _dt.datetime.now(_dt.timezone.utc), "signing_time")
+    extra = [c._c for c in certificates]
+    f = _flavor(oids, compat)
+    e = _native.cms_sign(data, certificate._c, extra, detached, f, when, uid)
+    sig = bytes(private_key.sign_digest(e))
+    return _out(_native.cms_sign(data, certificate._c, extra, detached, f, when, uid, sig), encoding)
+
+
+class VerifiedMessage:
+    """What :func:`verify` found: ``content``, ``signers`` (their certificates),
+    every carried certificate, and ``form`` ("gmt0010", "rfc5652" or "gmssl")."""
+
+    def __init__(self, content: bytes, signers: list[Certificate], certificates: list[Certificate], form: str) -> None:
+        self.content, self.signers, self.certificates, self.form = content, signers, certificates, form
+
+    def __repr__(self) -> str:
+        return f"<VerifiedMessage(form={self.form!r}, signers={self.signers!r}, {len(self.content)} bytes)>"
+
+
+def verify(
+    signed: Buffer | str,
+    *,
+    data: Buffer | None = None,
+    trust_roots: Sequence[Certificate] | None = None,
+    certificates: Iterable[Certificate] = (),
+    uid: Buffer | None = None,
+    at: _dt.datetime | None = None,
+) -> VerifiedMessage:
+    """Checks every signature of a SignedData (DER or PEM); ``data`` is the
+    content of a detached signature. With ``trust_roots`` every signer must
+    also chain to one of them (:func:`shangmi.x509.verify_chain` rules, at
+    ``at``), else :class:`~shangmi.InvalidCertificate`; without, only the
+    signatures are checked, which says nothing about *who* signed. A bad
+    signature or a digest that does not match raises
+    :class:`~shangmi.InvalidSignature`. ``uid=None`` accepts either SM2 ID."""
+    if data is not None:
+        require_bytes(data, "data")
+    if uid is not None:
+        require_bytes(uid, "uid")
+    when = _secs(at or _dt.datetime.now(_dt.timezone.utc), "at")
+    roots = None if trust_roots is None else [c._c for c in trust_roots]
+    content, signers, certs, f = _native.cms_verify(_msg(signed), data, [c._c for c in certificates], uid, roots, when)
+    return VerifiedMessage(content, [Certificate(c) for c in signers], [Certificate(c) for c in certs],
+                           _FLAVOR_NAME[f])
+
+
+def encrypt(
+    data: Buffer,
+    recipient_certificates: Iterable[Certificate],
+    *,
+    oids: Oids = "gmt0010",
+    compat: Literal["gmssl"] | None = None,
+    recipient_id: Literal["issuer_and_serial", "key_identifier"] = "issuer_and_serial",
+    encoding: Literal["der", "pem"] = "der",
+) -> bytes:
+    """An EnvelopedData: a fresh SM4 key, SM4-CBC over ``data``, the key
+    SM2-encrypted (GM/T 0009 SM2Cipher) to each recipient certificate."""
+    require_bytes(data, "data")
+    if recipient_id not in ("issuer_and_serial", "key_identifier"):
+        raise InvalidInputError(f"recipient_id must be 'issuer_and_serial' or 'key_identifier', got {recipient_id!r}")
+    certs = [c._c for c in recipient_certificates]
+    der = _native.cms_encrypt(data, certs, _flavor(oids, compat), recipient_id == "key_identifier")
+    return _out(der, encoding)
+
+
+class Decrypter(Protocol):
+    """What :func:`decrypt` needs: SM2 decryption of a GM/T 0009 DER ciphertext."""
+
+    def decrypt(self, ciphertext: Buffer, *, mode: Literal["der"]) -> bytes: ...
+
+
+def decrypt(enveloped: Buffer | str, private_key: Decrypter, certificate: Certificate | None = None) -> bytes:
+    """The content of an EnvelopedData. With ``certificate`` only the recipient
+    entry naming it is used; without, every SM2 entry is tried. Failures to
+    decrypt are one opaque :class:`~shangmi.DecryptionError`."""
+    msg = _msg(enveloped)
+    if certificate is not None and isinstance(private_key, sm2.PrivateKey):
+        if private_key.public_key() != certificate.public_key():
+            raise InvalidInputError("the private key does not belong to the recipient certificate")
+    keys = _native.cms_recipient_keys(msg, None if certificate is None else certificate._c)
+    for wrapped in keys:
+        try:
+            cek = private_key.decrypt(wrapped, mode="der")
+        except (DecryptionError, InvalidInputError):
+            continue
+        return _native.cms_decrypt_content(msg, cek)
+    raise DecryptionError("decryption failed")
