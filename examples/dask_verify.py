@@ -21,6 +21,7 @@ import argparse
 import os
 import random
 import time
+import warnings
 from collections.abc import Sequence
 
 from shangmi import sm2
@@ -87,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t_serial = time.perf_counter() - t0
 
     native = max(1, (os.cpu_count() or 1) // args.workers)
+    warnings.filterwarnings("ignore", "Sending large graph")  # the chunks travel in the graph on purpose
     with dask.config.set(cluster_env(native)):
         with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
             verify_on_dask(client, items[: args.chunk], args.chunk)  # warm-up: imports, key tables
