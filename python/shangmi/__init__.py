@@ -7,8 +7,6 @@ Pythonic API.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from shangmi import cms, sm2, sm3, sm4, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
@@ -21,10 +19,9 @@ from shangmi.exceptions import (
     ShangmiError,
 )
 
-try:
-    __version__ = version("shangmi")
-except PackageNotFoundError:  # running from a source tree without install
-    __version__ = "0.0.0"
+#: The package version, kept equal to the workspace Cargo.toml's by
+#: tests/test_cli_common.py (no importlib.metadata at import: it is slow).
+__version__ = "0.1.0"
 
 __all__ = [
     "sm2",

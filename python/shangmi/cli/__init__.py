@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from shangmi import __version__
 from shangmi.cli import bench, cms, sm2, sm3, sm4, x509, zuc
 from shangmi.exceptions import ShangmiError
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="shangmi",
         description="SM2, SM3, SM4 and ZUC from the command line.",
     )
+    parser.add_argument("--version", action="version", version=f"shangmi {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (sm2, sm3, sm4, zuc, x509, cms, bench):
         module.register(sub)

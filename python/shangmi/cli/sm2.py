@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from shangmi import sm2, sm3
-from shangmi.cli._common import hex_arg, open_input, open_output, read_chunks
+from shangmi.cli._common import hex_arg, open_input, open_output, password_arg, read_chunks
 from shangmi.exceptions import InvalidSignature
 
 
@@ -127,23 +127,6 @@ def _mode(p: argparse.ArgumentParser) -> None:
 
 
 # -- helpers ---------------------------------------------------------------------------
-
-
-def password_arg(spec: str | None) -> bytes | None:
-    """OpenSSL-style password argument: pass:TEXT, env:VAR, file:PATH, or TEXT."""
-    if spec is None:
-        return None
-    if spec.startswith("pass:"):
-        return spec[5:].encode()
-    if spec.startswith("env:"):
-        value = os.environ.get(spec[4:])
-        if value is None:
-            raise ValueError(f"environment variable {spec[4:]!r} is not set")
-        return value.encode()
-    if spec.startswith("file:"):
-        with open(spec[5:], "rb") as f:
-            return f.readline().rstrip(b"\r\n")
-    return spec.encode()
 
 
 def _read_file(path: str) -> bytes:

@@ -7,8 +7,12 @@ Examples::
     shangmi zuc eia3 --key ... --count ... --bearer 0 --direction 0 -i msg.bin
     shangmi zuc keystream --key 00..00 --iv 00..00 --bytes 16
 
-COUNT and the keys are hex; bearer and direction are decimal. EEA3 and EIA3
-read the whole input (they are defined on whole messages).
+COUNT and the keys are hex; bearer and direction are decimal. Keys also come
+from ``--key-file FILE`` (raw bytes or hex text) or ``--key-env VAR`` (hex),
+which other users cannot see in ``ps``. EEA3 streams its input in 1 MiB
+chunks (the 128-EEA3 keystream is ZUC-128 under the IV built from COUNT,
+BEARER and DIRECTION); with ``--length-bits`` and for EIA3 the whole input is
+read (a MAC over a bit string).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import sys
 from typing import Any
 
 from shangmi import zuc
-from shangmi.cli._common import hex_arg, open_input, open_output, read_chunks
+from shangmi.cli._common import add_key_args, hex_arg, open_input, open_output, read_chunks, resolve_key
 
 
 def _count(text: str) -> int:
@@ -42,7 +46,7 @@ def _nonneg(text: str) -> int:
 
 
 def _add_3gpp(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--key", required=True, type=hex_arg("key", 16), metavar="HEX", help="16-byte key (32 hex digits)")
+    add_key_args(p, "16-byte key", length=16)
     p.add_argument("--count", required=True, type=_count, metavar="HEX", help="32-bit COUNT as hex")
     p.add_argument("--bearer", required=True, type=_nonneg, metavar="N", help="bearer identity, 0..31")
     p.add_argument("--direction", required=True, type=_nonneg, metavar="D", help="direction bit, 0 or 1")
@@ -65,7 +69,7 @@ def register(sub: Any) -> None:
     m.set_defaults(func=run_eia3)
 
     k = zsub.add_parser("keystream", help="ZUC-128 (16-byte key) or ZUC-256 (32-byte key) keystream")
-    k.add_argument("--key", required=True, type=hex_arg("key"), metavar="HEX", help="16- or 32-byte key")
+    add_key_args(k, "16- or 32-byte key")
     k.add_argument("--iv", required=True, type=hex_arg("IV"), metavar="HEX", help="16-byte IV (ZUC-128), 23/25 (ZUC-256)")
     k.add_argument("--bytes", required=True, type=_nonneg, metavar="N", help="number of keystream bytes")
     k.add_argument("-o", "--out", dest="output", metavar="FILE", help="write raw bytes here instead of printing hex")
@@ -77,28 +81,44 @@ def _read_all(path: str) -> bytes:
         return b"".join(read_chunks(f, path))
 
 
+def eea3_iv(count: int, bearer: int, direction: int) -> bytes:
+    """The ZUC-128 IV of 128-EEA3 (3GPP TS 35.221 / ETSI SAGE spec, section 3.3)."""
+    head = count.to_bytes(4, "big") + bytes([(bearer << 3) | (direction << 2), 0, 0, 0])
+    return head + head
+
+
 def run_eea3(args: argparse.Namespace) -> int:
-    data = _read_all(args.input)
-    out = zuc.eea3(args.key, args.count, args.bearer, args.direction, data, args.length_bits)
-    with open_output(args.output) as f:
-        f.write(out)
+    key = resolve_key(args, (16,))
+    assert key is not None
+    if args.length_bits is not None:
+        out = zuc.eea3(key, args.count, args.bearer, args.direction, _read_all(args.input), args.length_bits)
+        with open_output(args.output) as f:
+            f.write(out)
+        return 0
+    zuc.eea3(key, args.count, args.bearer, args.direction, b"")  # the library validates the parameters
+    gen = zuc.ZUC128(key, eea3_iv(args.count, args.bearer, args.direction))
+    with open_input(args.input) as src, open_output(args.output) as dst:
+        for chunk in read_chunks(src, "eea3"):
+            ks = gen.keystream(len(chunk))
+            dst.write((int.from_bytes(chunk, "big") ^ int.from_bytes(ks, "big")).to_bytes(len(chunk), "big"))
     return 0
 
 
 def run_eia3(args: argparse.Namespace) -> int:
+    key = resolve_key(args, (16,))
+    assert key is not None
     data = _read_all(args.input)
-    print(zuc.eia3(args.key, args.count, args.bearer, args.direction, data, args.length_bits).hex())
+    print(zuc.eia3(key, args.count, args.bearer, args.direction, data, args.length_bits).hex())
     return 0
 
 
 def run_keystream(args: argparse.Namespace) -> int:
     gen: zuc.ZUC128 | zuc.ZUC256
-    if len(args.key) == 16:
-        gen = zuc.ZUC128(args.key, args.iv)
-    elif len(args.key) == 32:
-        gen = zuc.ZUC256(args.key, args.iv)
-    else:
-        raise ValueError(f"key must be 16 bytes (ZUC-128) or 32 bytes (ZUC-256), got {len(args.key)}")
+    key = resolve_key(args, None)
+    assert key is not None
+    if len(key) not in (16, 32):
+        raise ValueError(f"key must be 16 bytes (ZUC-128) or 32 bytes (ZUC-256), got {len(key)}")
+    gen = zuc.ZUC128(key, args.iv) if len(key) == 16 else zuc.ZUC256(key, args.iv)
     if args.output is None:
         print(gen.keystream(args.bytes).hex())
         return 0

@@ -1,0 +1,90 @@
+"""Writes the seed corpora under fuzz/corpus/TARGET/ (committed; rerun to refresh).
+
+Seeds are valid inputs of every format each target reads, prefixed with the
+selector byte that routes them (see targets.py): OpenSSL- and GmSSL-made keys
+from tests/vectors/sm2_formats, signatures and ciphertexts made here with that
+fixtures' key, SM4/ZUC messages with their tags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from shangmi import sm2, sm4, zuc
+
+HERE = Path(__file__).resolve().parent
+FORMATS = HERE.parent / "tests" / "vectors" / "sm2_formats"
+KEY = sm2.PrivateKey.from_pem((FORMATS / "pkcs8.pem").read_bytes())
+MESSAGE = (FORMATS / "message.bin").read_bytes()
+SM4_KEY = bytes(range(16))
+
+
+def seeds() -> dict[str, list[bytes]]:
+    f = {p.name: p.read_bytes() for p in FORMATS.iterdir() if p.suffix in (".pem", ".der")}
+    priv: list[bytes] = []
+    for name, data in f.items():
+        if "public" in name or name in ("ciphertext.der", "signature.der"):
+            continue
+        encrypted = "aes" in name or "sm4" in name
+        if name.endswith(".pem"):
+            priv.append(bytes([3 if encrypted else 0]) + data)
+        else:
+            priv.append(bytes([4 if encrypted else 1]) + data)
+    priv.append(b"\x02" + KEY.to_bytes())
+    pub = KEY.public_key()
+    public = [b"\x00" + f["public.pem"], b"\x01" + f["public.der"], b"\x00" + f["p256_public.pem"],
+              b"\x02" + pub.to_bytes(), b"\x02" + pub.to_bytes(compressed=True), b"\x02" + pub.to_bytes()[1:]]
+    sigs = [b"\x00" + f["signature.der"], b"\x00" + KEY.sign(MESSAGE), b"\x01" + KEY.sign(MESSAGE, encoding="raw"),
+            b"\x02" + KEY.sign(MESSAGE), b"\x03" + KEY.sign(MESSAGE, encoding="raw")]
+    cts = [b"\x02" + f["ciphertext.der"]]
+    for i, mode in enumerate(sm2.MODES):
+        for m in (b"x", MESSAGE):
+            cts.append(bytes([i]) + pub.encrypt(m, mode=mode))  # type: ignore[arg-type]
+    nonce = bytes(12)
+    gcm = sm4.SM4GCM(SM4_KEY).encrypt(nonce, MESSAGE, nonce[:3])
+    ccm_n = bytes(7 + 3)
+    sym = [
+        b"\x00" + nonce + gcm,
+        b"\x01" + bytes([3]) + ccm_n + sm4.SM4CCM(SM4_KEY, tag_length=4 + 2 * (10 % 7)).encrypt(ccm_n, MESSAGE),
+        b"\x02" + nonce + sm4.SM4GCM(SM4_KEY).encrypt(nonce, MESSAGE),
+        b"\x03" + bytes(16) + sm4.SM4CBC(SM4_KEY).encrypt(bytes(16), MESSAGE),
+        b"\x04" + sm4.SM4ECB(SM4_KEY).encrypt(MESSAGE),
+        b"\x05g" + bytes(16) + sm4.SM4XTS(bytes(range(32))).encrypt(bytes(16), MESSAGE * 4),
+        b"\x06" + bytes(16) + sm4.SM4CBC(SM4_KEY).encrypt(bytes(16), MESSAGE * 3),
+    ]
+    head = bytes.fromhex("66035492") + bytes([15, 0, 0x00, 0xC1])
+    z = [b"\x00" + head + MESSAGE, b"\x01" + head + MESSAGE, b"\x02" + bytes(8) + bytes(25),
+         b"\x03" + bytes([1, 0]) + bytes(6) + bytes(25) + MESSAGE, b"\x04" + head + MESSAGE]
+    hex_pub = pub.to_bytes().hex().encode()
+    compat = [b"\x00" + hex_pub, b"\x00" + hex_pub[2:], b"\x01" + pub.encrypt(MESSAGE, mode="c1c2c3")[1:],
+              b"\x02" + pub.encrypt(MESSAGE, mode="c1c3c2")[1:], b"\x01" + KEY.sign(MESSAGE, encoding="raw").hex().encode()]
+    return {
+        "sm2_private_key": priv,
+        "sm2_public_key": public,
+        "sm2_signature": sigs,
+        "sm2_decrypt": cts,
+        "sm4_ciphertext": sym,
+        "zuc_streams": z,
+        "compat_gmssl": compat,
+        "selftest_raise": [b"CRASH"],
+    }
+
+
+def main() -> None:
+    root = HERE / "corpus"
+    if root.exists():
+        shutil.rmtree(root)
+    for target, items in seeds().items():
+        d = root / target
+        d.mkdir(parents=True)
+        for data in items:
+            (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+        print(f"{target}: {len(items)} seeds")
+    # keep zuc.py importable for type checkers of this script
+    assert zuc.KEY_SIZE_128 == 16
+
+
+if __name__ == "__main__":
+    main()

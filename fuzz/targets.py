@@ -1,0 +1,190 @@
+"""Coverage-guided fuzz targets over shangmi's public API (atheris / libFuzzer).
+
+Each target takes one byte string: its first byte picks the entry point or
+format, the rest is the attacker-controlled input. A target passes an input if
+the library returns or raises a :class:`shangmi.ShangmiError`; any other
+exception (or a crash, hang or leak in the native code) is a finding.
+``TypeError`` is tolerated for now: the strict-inputs work (issue 13 item 2)
+turns the library's TypeErrors into a ShangmiError subclass; drop it from
+``ALLOWED`` once that lands.
+
+Run one target: ``python fuzz/targets.py TARGET [libFuzzer flags] [CORPUS_DIR]``;
+run them all for a bounded time: ``python fuzz/run.py`` (see fuzz/README.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import atheris
+
+# shangmi is imported at the first input, after libFuzzer has started: a native
+# extension built with sanitizer coverage (fuzz/build-native.sh) needs
+# libFuzzer's callbacks, which atheris loads (made global by the dlopen flags
+# set in main) only when fuzzing starts. Its 8-bit counters then register
+# with the running fuzzer, as atheris's own Python counters do.
+shangmi: Any = None
+sm2: Any = None
+sm4: Any = None
+zuc: Any = None
+gsm2: Any = None
+ALLOWED: tuple[type[BaseException], ...] = ()
+FORMATS = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "sm2_formats"
+PASSWORD = b"correct horse"  # the password of the encrypted fixtures (expected.json)
+KEY: Any = None
+PUB: Any = None
+MESSAGE = (FORMATS / "message.bin").read_bytes()
+SM4_KEY = bytes(range(16))
+
+
+def _load() -> None:
+    global shangmi, sm2, sm4, zuc, gsm2, ALLOWED, KEY, PUB
+    with atheris.instrument_imports():
+        import shangmi as _shangmi
+        from shangmi import sm2 as _sm2, sm4 as _sm4, zuc as _zuc
+        from shangmi.compat.gmssl import sm2 as _gsm2
+    shangmi, sm2, sm4, zuc, gsm2 = _shangmi, _sm2, _sm4, _zuc, _gsm2
+    ALLOWED = (shangmi.ShangmiError, TypeError)
+    KEY = sm2.PrivateKey.from_pem((FORMATS / "pkcs8.pem").read_bytes())
+    PUB = KEY.public_key()
+
+
+def sm2_private_key(data: bytes) -> None:
+    sel, body = data[0] % 5, data[1:]
+    if sel == 0:
+        sm2.PrivateKey.from_pem(body)
+    elif sel == 1:
+        sm2.PrivateKey.from_der(body)
+    elif sel == 2:
+        sm2.PrivateKey.from_bytes(body)
+    elif sel == 3:
+        sm2.PrivateKey.from_pem(body, PASSWORD)
+    else:
+        sm2.PrivateKey.from_der(body, PASSWORD)
+
+
+def sm2_public_key(data: bytes) -> None:
+    sel, body = data[0] % 3, data[1:]
+    pk = (sm2.PublicKey.from_pem, sm2.PublicKey.from_der, sm2.PublicKey.from_bytes)[sel](body)
+    # a parsed key must round-trip
+    assert sm2.PublicKey.from_bytes(pk.to_bytes()) == pk
+    assert sm2.PublicKey.from_der(pk.to_der()) == pk
+
+
+def sm2_signature(data: bytes) -> None:
+    sel, body = data[0] % 4, data[1:]
+    encoding = "der" if sel % 2 == 0 else "raw"
+    if sel < 2:
+        try:
+            PUB.verify(body, MESSAGE, encoding=encoding)
+        except shangmi.InvalidSignature:
+            pass
+    else:
+        ok = sm2.verify_many([(PUB, MESSAGE, body)], encoding=encoding)
+        assert ok in ([True], [False])
+
+
+def sm2_decrypt(data: bytes) -> None:
+    mode = sm2.MODES[data[0] % 3]
+    KEY.decrypt(data[1:], mode=mode)
+
+
+def sm4_ciphertext(data: bytes) -> None:
+    sel, body = data[0] % 7, data[1:]
+    if sel == 0:
+        sm4.SM4GCM(SM4_KEY).decrypt(body[:12], body[12:], body[:3])
+    elif sel == 1:
+        n = 7 + (body[0] % 7 if body else 0)
+        sm4.SM4CCM(SM4_KEY, tag_length=4 + 2 * (n % 7)).decrypt(body[1 : 1 + n], body[1 + n :], None)
+    elif sel == 2:
+        d = sm4.SM4GCM(SM4_KEY).decryptor(body[:12], aad=None)
+        d.update(body[12:-16])
+        d.finalize_with_tag(body[-16:])
+    elif sel == 3:
+        sm4.SM4CBC(SM4_KEY).decrypt(body[:16], body[16:])
+    elif sel == 4:
+        sm4.SM4ECB(SM4_KEY).decrypt(body)
+    elif sel == 5:
+        sm4.SM4XTS(bytes(range(32)), standard="ieee" if body[:1] == b"i" else "gb").decrypt(body[1:17], body[17:])
+    else:
+        dec = sm4.SM4CBC(SM4_KEY).decryptor(body[:16])
+        half = len(body) // 2
+        dec.update(body[16:half])
+        dec.update(body[half:])
+        dec.finalize()
+
+
+def zuc_streams(data: bytes) -> None:
+    sel, body = data[0] % 5, data[1:]
+    p = body.ljust(8, b"\0")
+    count, bearer, direction = int.from_bytes(p[:4], "big"), p[4] % 40, p[5] % 3
+    length_bits = int.from_bytes(p[6:8], "big") if p[6] & 0x80 == 0 else None
+    msg = body[8:]
+    if sel == 0:
+        zuc.eea3(SM4_KEY, count, bearer, direction, msg, length_bits)
+    elif sel == 1:
+        zuc.eia3(SM4_KEY, count, bearer, direction, msg, length_bits)
+    elif sel == 2:
+        zuc.ZUC256(bytes(32), msg[:25]).keystream(p[0] % 64)
+    elif sel == 3:
+        zuc.zuc256_mac(bytes(32), msg[:25], msg[25:], tag_bits=(32, 64, 128, p[1])[p[0] % 4], length_bits=length_bits)
+    else:
+        zuc.eia3_many([(SM4_KEY, count, bearer, direction, msg, length_bits)])
+
+
+def compat_gmssl(data: bytes) -> None:
+    sel, body = data[0] % 3, data[1:]
+    text = body.decode("latin-1")
+    if sel == 0:
+        gsm2.CryptSM2(private_key="", public_key=text)
+    else:
+        c = gsm2.CryptSM2(private_key=KEY.to_bytes().hex(), public_key="", mode=sel - 1)
+        try:
+            c.decrypt(body)
+        except shangmi.DecryptionError:
+            pass
+        assert c.verify(text, MESSAGE) in (True, False)
+
+
+def selftest_raise(data: bytes) -> None:
+    """Deliberately fails on inputs starting with b"CRASH": proves the runner reports findings."""
+    if data.startswith(b"CRASH"):
+        raise ValueError("planted failure")
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    f.__name__: f
+    for f in (sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl)
+}
+
+
+def one_input(target: Callable[[bytes], None]) -> Callable[[bytes], None]:
+    def test(data: bytes) -> None:
+        if shangmi is None:
+            _load()
+        if not data:
+            return
+        try:
+            target(data)
+        except ALLOWED:
+            pass
+
+    return test
+
+
+def main() -> None:
+    name = sys.argv[1] if len(sys.argv) > 1 else ""
+    target = TARGETS.get(name) or (selftest_raise if name == "selftest_raise" else None)
+    if target is None:
+        raise SystemExit(f"usage: targets.py TARGET [libFuzzer args]; targets: {', '.join(TARGETS)}")
+    atheris.Setup([sys.argv[0], *sys.argv[2:]], one_input(target))
+    sys.setdlopenflags(sys.getdlopenflags() | os.RTLD_GLOBAL)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
