@@ -12,12 +12,14 @@ from importlib.metadata import PackageNotFoundError, version
 from shangmi import sm2, sm3, sm4, zuc
 from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
+    AlreadyFinalized,
     DecryptionError,
     InvalidInputError,
     InvalidKey,
     InvalidSignature,
     InvalidTag,
     ShangmiError,
+    ShangmiTypeError,
 )
 
 try:
@@ -34,9 +36,11 @@ __all__ = [
     "CpuFeatures",
     "ShangmiError",
     "InvalidInputError",
+    "ShangmiTypeError",
     "InvalidKey",
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
+    "AlreadyFinalized",
     "__version__",
 ]

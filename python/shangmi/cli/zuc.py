@@ -79,7 +79,7 @@ def _read_all(path: str) -> bytes:
 
 def run_eea3(args: argparse.Namespace) -> int:
     data = _read_all(args.input)
-    out = zuc.eea3(args.key, args.count, args.bearer, args.direction, data, args.length_bits)
+    out = zuc.eea3(args.key, args.count, args.bearer, args.direction, data, length_bits=args.length_bits)
     with open_output(args.output) as f:
         f.write(out)
     return 0
@@ -87,7 +87,7 @@ def run_eea3(args: argparse.Namespace) -> int:
 
 def run_eia3(args: argparse.Namespace) -> int:
     data = _read_all(args.input)
-    print(zuc.eia3(args.key, args.count, args.bearer, args.direction, data, args.length_bits).hex())
+    print(zuc.eia3(args.key, args.count, args.bearer, args.direction, data, length_bits=args.length_bits).hex())
     return 0
 
 

@@ -108,11 +108,16 @@ impl Backend {
     }
 }
 
-fn key16(key: &[u8], what: &str) -> Result<[u8; 16]> {
+/// Key size of ZUC-128, 128-EEA3 and 128-EIA3, in bytes.
+pub const KEY_SIZE_128: usize = 16;
+/// Key size of ZUC-256 and its MAC, in bytes.
+pub const KEY_SIZE_256: usize = 32;
+
+fn key16(key: &[u8], what: &str) -> Result<[u8; KEY_SIZE_128]> {
     key.try_into().map_err(|_| Error::invalid_key(format!("{what} key must be 16 bytes, got {}", key.len())))
 }
 
-fn key32(key: &[u8]) -> Result<[u8; 32]> {
+fn key32(key: &[u8]) -> Result<[u8; KEY_SIZE_256]> {
     key.try_into().map_err(|_| Error::invalid_key(format!("ZUC-256 key must be 32 bytes, got {}", key.len())))
 }
 
@@ -239,10 +244,39 @@ impl Keystream {
     }
 }
 
+/// The most keystream bytes one request may ask for (2 GiB): a larger one is
+/// refused with a clear error before anything is allocated. Ask repeatedly
+/// for more; the stream continues.
+pub const MAX_KEYSTREAM_BYTES: u64 = 1 << 31;
+
+/// The most keystream words one [`Keystream::words`] request may ask for
+/// when the caller materialises them one object each (a Python list).
+pub const MAX_KEYSTREAM_WORDS: u64 = 1 << 26;
+
+/// `n` as a buffer size after checking it against [`MAX_KEYSTREAM_BYTES`].
+pub fn keystream_request(n: u64) -> Result<usize> {
+    if n > MAX_KEYSTREAM_BYTES {
+        return Err(Error::invalid(format!(
+            "nbytes must be at most {MAX_KEYSTREAM_BYTES} (2 GiB) per call, got {n}; ask repeatedly for more"
+        )));
+    }
+    Ok(n as usize)
+}
+
+/// `n` words after checking it against [`MAX_KEYSTREAM_WORDS`].
+pub fn keystream_words_request(n: u64) -> Result<usize> {
+    if n > MAX_KEYSTREAM_WORDS {
+        return Err(Error::invalid(format!(
+            "n must be at most {MAX_KEYSTREAM_WORDS} words, got {n}; use keystream() for bulk output"
+        )));
+    }
+    Ok(n as usize)
+}
+
 /// Checks the 3GPP parameters shared by EEA3 and EIA3.
 fn check_params(count: u64, bearer: u32, direction: u32) -> Result<u32> {
     if count >= 1 << 32 {
-        return Err(Error::invalid(format!("count must be < 2^32, got {count}")));
+        return Err(Error::invalid(format!("count must be in [0, 2^32), got {count}")));
     }
     if bearer >= 32 {
         return Err(Error::invalid(format!("bearer must be < 32, got {bearer}")));
@@ -253,12 +287,16 @@ fn check_params(count: u64, bearer: u32, direction: u32) -> Result<u32> {
     Ok(count as u32)
 }
 
+fn length_error(max: u64, got: u64) -> Error {
+    Error::invalid(format!("length_bits must be in [0, 8 * len(data)] = [0, {max}], got {got}"))
+}
+
 fn check_length(data: &[u8], length_bits: Option<u64>) -> Result<usize> {
     let max = 8 * data.len() as u64;
     match length_bits {
         None => Ok(8 * data.len()),
         Some(l) if l <= max => Ok(l as usize),
-        Some(l) => Err(Error::invalid(format!("length_bits must be at most 8 * len(data) = {max}, got {l}"))),
+        Some(l) => Err(length_error(max, l)),
     }
 }
 
@@ -268,7 +306,7 @@ pub fn eea3_output_len(data_len: usize, length_bits: Option<u64>) -> Result<usiz
     match length_bits {
         None => Ok(data_len),
         Some(l) if l <= max => Ok((l as usize).div_ceil(8)),
-        Some(l) => Err(Error::invalid(format!("length_bits must be at most 8 * len(data) = {max}, got {l}"))),
+        Some(l) => Err(length_error(max, l)),
     }
 }
 
@@ -404,7 +442,7 @@ pub fn zuc256_mac_with_backend(
         32 => &core::D256_MAC32,
         64 => &core::D256_MAC64,
         128 => &core::D256_MAC128,
-        t => return Err(Error::invalid(format!("ZUC-256 MAC tag_bits must be 32, 64 or 128, got {t}"))),
+        t => return Err(Error::invalid(format!("tag_bits must be 32, 64 or 128, got {t}"))),
     };
     let length = check_length(data, length_bits)?;
     let mut k = key32(key)?;
