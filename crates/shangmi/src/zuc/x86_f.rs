@@ -240,10 +240,10 @@ mod tests {
     /// the S-box tables, on many inputs covering every byte value.
     #[test]
     fn simd_f_matches_portable() {
-        if !super::super::Backend::Simd.is_available() {
+        if !super::super::backend::Backend::Simd.is_available() {
             return;
         }
-        let avx512 = super::super::Backend::Avx512.is_available();
+        let avx512 = super::super::backend::Backend::Avx512.is_available();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..20_000u32 {
             // xorshift64*: deterministic, covers all bytes in all positions
