@@ -43,6 +43,28 @@ def test_mypy_strict_passes() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_stubtest_is_clean() -> None:
+    """python/shangmi/_native.pyi matches the extension (``mypy.stubtest``), with
+    only the justified entries of python/stubtest-allowlist.txt; run here so that
+    the README's ``python -m pytest`` runs it."""
+    pytest.importorskip("mypy.stubtest")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy.stubtest",
+            "shangmi._native",
+            "--allowlist",
+            str(ROOT / "python" / "stubtest-allowlist.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Success" in proc.stdout, proc.stdout
+
+
 def test_cli_sm3_matches_library(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "data.bin"
     f.write_bytes(b"abc")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from shangmi import cms, sm2, sm3, sm4, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
+    AlreadyFinalized,
     DecryptionError,
     InvalidInputError,
     InvalidKey,
@@ -17,6 +18,7 @@ from shangmi.exceptions import (
     InvalidCertificate,
     InvalidTag,
     ShangmiError,
+    ShangmiTypeError,
 )
 
 #: The package version, kept equal to the workspace Cargo.toml's by
@@ -34,10 +36,12 @@ __all__ = [
     "CpuFeatures",
     "ShangmiError",
     "InvalidInputError",
+    "ShangmiTypeError",
     "InvalidKey",
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
     "InvalidCertificate",
+    "AlreadyFinalized",
     "__version__",
 ]

@@ -1,12 +1,14 @@
-"""Argument checks shared by the Python modules (no cryptography here)."""
+"""Argument shaping shared by the Python modules: type checks that name the
+argument (the native core checks every length, range and encoding and owns
+those messages). No cryptography here."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
 
-from shangmi.exceptions import InvalidInputError
+from shangmi.exceptions import InvalidInputError, ShangmiTypeError
 
-__all__ = ["Buffer", "require_bytes", "require_length"]
+__all__ = ["Buffer", "require_bytes", "require_int"]
 
 if TYPE_CHECKING:
     # Any object with the buffer protocol: what the native code accepts.
@@ -15,16 +17,24 @@ else:
     #: What every function accepts where it says "bytes".
     Buffer = Union[bytes, bytearray, memoryview]
 
+_BYTES = (bytes, bytearray, memoryview)
+
 
 def require_bytes(value: object, what: str) -> None:
-    """Raise TypeError unless ``value`` is bytes-like (not str)."""
-    if not isinstance(value, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{what} must be bytes-like (bytes, bytearray, memoryview), got {type(value).__name__}")
+    """Raise :class:`ShangmiTypeError` unless ``value`` is bytes-like (not str)."""
+    if not isinstance(value, _BYTES):
+        hint = "; encode it first" if isinstance(value, str) else ""
+        raise ShangmiTypeError(
+            f"{what} must be bytes-like (bytes, bytearray, memoryview), got {type(value).__name__}{hint}"
+        )
 
 
-def require_length(value: Buffer, what: str, expected: int) -> None:
-    """Raise InvalidInputError unless ``value`` has exactly ``expected`` bytes."""
-    require_bytes(value, what)
-    got = memoryview(value).nbytes
-    if got != expected:
-        raise InvalidInputError(f"{what} must be {expected} bytes, got {got}")
+def require_int(value: object, what: str) -> int:
+    """``value`` if it is a non-negative int (not bool); :class:`ShangmiTypeError`
+    for another type, :class:`~shangmi.InvalidInputError` if negative (a
+    native unsigned parameter cannot carry the sign to the core's checks)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ShangmiTypeError(f"{what} must be an int, got {type(value).__name__}")
+    if value < 0:
+        raise InvalidInputError(f"{what} must be >= 0, got {value}")
+    return value

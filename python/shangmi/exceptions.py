@@ -2,8 +2,12 @@
 
 Every exception derives from :class:`ShangmiError`. Problems with the
 arguments you passed (wrong lengths, malformed encodings, out-of-range
-values) also derive from :class:`ValueError`, so code written for hashlib or
-pyca/cryptography keeps catching them.
+values) also derive from :class:`ValueError`, and arguments of the wrong
+type raise :class:`ShangmiTypeError`, which is also a :class:`TypeError`, so
+code written for hashlib or pyca/cryptography keeps catching them.
+
+These classes are the ones the native core raises too: the extension imports
+them from here once (``import_exception!``), so there is one hierarchy.
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ from __future__ import annotations
 __all__ = [
     "ShangmiError",
     "InvalidInputError",
+    "ShangmiTypeError",
     "InvalidKey",
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
     "InvalidCertificate",
+    "AlreadyFinalized",
 ]
 
 
@@ -25,6 +31,10 @@ class ShangmiError(Exception):
 
 class InvalidInputError(ShangmiError, ValueError):
     """An argument has the wrong length, range or encoding."""
+
+
+class ShangmiTypeError(ShangmiError, TypeError):
+    """An argument has the wrong type (for example ``str`` where bytes are expected)."""
 
 
 class InvalidKey(ShangmiError, ValueError):
@@ -47,3 +57,7 @@ class InvalidCertificate(ShangmiError):
     """A certificate, chain, CRL or signed message is well-formed but not
     acceptable (bad signature in a chain, expired, not a CA, revoked, ...);
     the message names the certificate and the reason."""
+
+
+class AlreadyFinalized(ShangmiError):
+    """A streaming object was used after ``finalize()``."""

@@ -60,11 +60,12 @@ from collections.abc import Iterable
 from typing import Literal, NoReturn
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes
-from shangmi.exceptions import InvalidInputError, InvalidTag
+from shangmi._buffer import Buffer, require_bytes, require_int
+from shangmi.exceptions import InvalidInputError, InvalidTag, ShangmiTypeError
 
 __all__ = [
     "DEFAULT_UID",
+    "DEFAULT_MAX_ITERATIONS",
     "MODES",
     "ENCODINGS",
     "PrivateKey",
@@ -77,40 +78,26 @@ __all__ = [
 ]
 
 #: The signer ID GB/T 35276 recommends and GmSSL / gmssl use by default.
-DEFAULT_UID = b"1234567812345678"
+DEFAULT_UID: bytes = _native.SM2_DEFAULT_UID
+#: The most PBKDF2 iterations an encrypted key file may ask for unless
+#: ``max_iterations=`` allows more (OpenSSL and GmSSL write 2,048 to 65,536).
+DEFAULT_MAX_ITERATIONS: int = _native.SM2_DEFAULT_MAX_ITERATIONS
 
 Mode = Literal["c1c3c2", "c1c2c3", "der"]
 Encoding = Literal["der", "raw"]
 KeyFormat = Literal["pkcs8", "sec1"]
 KeyEncryption = Literal["sm4", "aes-256-cbc"]
 
-#: Ciphertext layouts accepted by ``mode=``.
-MODES: tuple[str, ...] = ("c1c3c2", "c1c2c3", "der")
+#: Ciphertext layouts accepted by ``mode=`` (the core checks the names).
+MODES: tuple[str, ...] = tuple(_native.SM2_MODES)
 #: Signature encodings accepted by ``encoding=``.
-ENCODINGS: tuple[str, ...] = ("der", "raw")
+ENCODINGS: tuple[str, ...] = tuple(_native.SM2_ENCODINGS)
 
-_MODE_CODES = {"c1c3c2": 0, "c1c2c3": 1, "der": 2}
 #: What ``require_bytes`` accepts. The per-operation methods test it inline
 #: and call ``require_bytes`` (for its message) only on failure: each Python
 #: function call costs about as much as the whole isinstance test, and these
-#: wrappers run once per signature (~1 µs of ~20 µs before).
+#: wrappers run once per signature.
 _BYTES = (bytes, bytearray, memoryview)
-_SEC1_LABELS = ("SM2 PRIVATE KEY", "EC PRIVATE KEY")
-
-
-def _mode(mode: str) -> int:
-    code = _MODE_CODES.get(mode) if isinstance(mode, str) else None
-    if code is None:
-        raise InvalidInputError(f"mode must be one of 'c1c3c2', 'c1c2c3', 'der', got {mode!r}")
-    return code
-
-
-def _der(encoding: str) -> bool:
-    if encoding == "der":
-        return True
-    if encoding == "raw":
-        return False
-    raise InvalidInputError(f"encoding must be one of 'der', 'raw', got {encoding!r}")
 
 
 def _password(password: Buffer | str | None) -> bytes | None:
@@ -125,17 +112,20 @@ def _password(password: Buffer | str | None) -> bytes | None:
     return pw
 
 
-def _aes(encryption: str) -> bool:
-    if encryption == "sm4":
-        return False
-    if encryption == "aes-256-cbc":
-        return True
-    raise InvalidInputError(f"encryption must be one of 'sm4', 'aes-256-cbc', got {encryption!r}")
+def _max_iterations(value: object) -> int:
+    return DEFAULT_MAX_ITERATIONS if value is None else require_int(value, "max_iterations")
 
 
 def _uid(uid: Buffer) -> Buffer:
     require_bytes(uid, "uid")
     return uid
+
+
+def _pem_bytes(data: Buffer | str) -> Buffer:
+    if isinstance(data, str):
+        data = data.encode("ascii", "replace")
+    require_bytes(data, "data")
+    return data
 
 
 class PublicKey:
@@ -145,7 +135,7 @@ class PublicKey:
     _key: _native.Sm2PublicKey
 
     def __init__(self) -> None:
-        raise TypeError("use PublicKey.from_bytes / from_pem / from_der or PrivateKey.public_key()")
+        raise ShangmiTypeError("use PublicKey.from_bytes / from_pem / from_der or PrivateKey.public_key()")
 
     @classmethod
     def _wrap(cls, key: _native.Sm2PublicKey) -> PublicKey:
@@ -173,13 +163,16 @@ class PublicKey:
 
     @classmethod
     def from_pem(cls, data: Buffer | str) -> PublicKey:
-        """From a ``-----BEGIN PUBLIC KEY-----`` block."""
-        if isinstance(data, str):
-            data = data.encode("ascii", "replace")
-        require_bytes(data, "data")
-        return cls._wrap(_native.Sm2PublicKey.from_pem(data))
+        """From exactly one ``-----BEGIN PUBLIC KEY-----`` block; only whitespace
+        may surround it (use :meth:`from_pem_all` for a bundle)."""
+        return cls._wrap(_native.Sm2PublicKey.from_pem(_pem_bytes(data)))
 
-    def to_bytes(self, compressed: bool = False) -> bytes:
+    @classmethod
+    def from_pem_all(cls, data: Buffer | str) -> list[PublicKey]:
+        """Every key of a bundle of ``PUBLIC KEY`` blocks, in order."""
+        return [cls._wrap(k) for k in _native.Sm2PublicKey.from_pem_all(_pem_bytes(data))]
+
+    def to_bytes(self, *, compressed: bool = False) -> bytes:
         """``04‖x‖y`` (65 bytes), or ``02/03‖x`` (33 bytes) if ``compressed``."""
         return self._key.to_bytes(bool(compressed))
 
@@ -201,28 +194,27 @@ class PublicKey:
         """Returns None if ``signature`` is valid for ``message``; raises :class:`InvalidSignature` otherwise.
 
         A malformed signature (bad DER, wrong length, r or s out of range) is
-        also :class:`InvalidSignature`.
+        also :class:`InvalidSignature`. A signature that fails under the
+        default ``uid`` but verifies under the empty one (OpenSSL 3's
+        default), or the reverse, fails too, with a message saying so.
         """
-        der = True if encoding == "der" else _der(encoding)
         if not (isinstance(signature, _BYTES) and isinstance(message, _BYTES) and isinstance(uid, _BYTES)):
             require_bytes(signature, "signature")
             require_bytes(message, "message")
             require_bytes(uid, "uid")
-        self._key.verify(signature, message, uid, der)
+        self._key.verify(signature, message, uid, encoding)
 
     def verify_digest(self, signature: Buffer, digest: Buffer, *, encoding: Encoding = "der") -> None:
         """Like :meth:`verify` for a caller-computed e = SM3(Z ‖ M) (32 bytes)."""
-        der = _der(encoding)
         require_bytes(signature, "signature")
         require_bytes(digest, "digest")
-        self._key.verify_digest(signature, digest, der)
+        self._key.verify_digest(signature, digest, encoding)
 
     def encrypt(self, plaintext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
         """Encrypts with a fresh random k; ``mode`` picks the ciphertext layout."""
-        code = 0 if mode == "c1c3c2" else _mode(mode)
         if not isinstance(plaintext, _BYTES):
             require_bytes(plaintext, "plaintext")
-        return self._key.encrypt(plaintext, code)
+        return self._key.encrypt(plaintext, mode)
 
     def prepare(self) -> PublicKey:
         """A new key for the same point with a precomputed table (~86 KiB).
@@ -272,14 +264,7 @@ class SignaturePool:
     __slots__ = ("_pool",)
 
     def __init__(self, n: int) -> None:
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise TypeError(f"n must be an int, got {type(n).__name__}")
-        if n < 0:
-            raise InvalidInputError(f"n must be >= 0, got {n}")
-        try:
-            self._pool = _native.Sm2SignaturePool(n)
-        except OverflowError:
-            raise InvalidInputError(f"n = {n} is far above the signature pool's maximum size") from None
+        self._pool = _native.Sm2SignaturePool(require_int(n, "n"))
 
     @property
     def remaining(self) -> int:
@@ -291,21 +276,16 @@ class SignaturePool:
 
     def refill(self, n: int) -> None:
         """Adds ``n`` fresh nonces."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise InvalidInputError(f"n must be a non-negative int, got {n!r}")
-        try:
-            self._pool.refill(n)
-        except OverflowError:
-            raise InvalidInputError(f"n = {n} is far above the signature pool's maximum size") from None
+        self._pool.refill(require_int(n, "n"))
 
     def __reduce__(self) -> NoReturn:
-        raise TypeError("a SignaturePool holds one-time secret nonces and cannot be pickled")
+        raise ShangmiTypeError("a SignaturePool holds one-time secret nonces and cannot be pickled")
 
     def __copy__(self) -> NoReturn:
-        raise TypeError("a SignaturePool holds one-time secret nonces and cannot be copied")
+        raise ShangmiTypeError("a SignaturePool holds one-time secret nonces and cannot be copied")
 
     def __deepcopy__(self, memo: object) -> NoReturn:
-        raise TypeError("a SignaturePool holds one-time secret nonces and cannot be copied")
+        raise ShangmiTypeError("a SignaturePool holds one-time secret nonces and cannot be copied")
 
     def __repr__(self) -> str:
         return f"<shangmi.sm2.SignaturePool remaining={self.remaining}>"
@@ -321,7 +301,7 @@ class PrivateKey:
     _public: PublicKey
 
     def __init__(self) -> None:
-        raise TypeError("use PrivateKey.generate / from_bytes / from_pem / from_der")
+        raise ShangmiTypeError("use PrivateKey.generate / from_bytes / from_pem / from_der")
 
     @classmethod
     def _wrap(cls, key: _native.Sm2PrivateKey) -> PrivateKey:
@@ -344,23 +324,34 @@ class PrivateKey:
         return cls._wrap(_native.Sm2PrivateKey.from_bytes(data))
 
     @classmethod
-    def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> PrivateKey:
-        """From DER PKCS#8, encrypted PKCS#8 (give ``password``) or SEC1 ECPrivateKey."""
+    def from_der(
+        cls, data: Buffer, password: Buffer | str | None = None, *, max_iterations: int | None = None
+    ) -> PrivateKey:
+        """From DER PKCS#8, encrypted PKCS#8 (give ``password``) or SEC1 ECPrivateKey.
+
+        An encrypted file asking for more than :data:`DEFAULT_MAX_ITERATIONS`
+        PBKDF2 iterations is refused (:class:`InvalidKey`, naming the count)
+        unless ``max_iterations`` allows it: the file chooses the work, so an
+        untrusted one must not cost seconds per parse.
+        """
         require_bytes(data, "data")
-        return cls._wrap(_native.Sm2PrivateKey.from_der(data, _password(password)))
+        return cls._wrap(_native.Sm2PrivateKey.from_der(data, _password(password), _max_iterations(max_iterations)))
 
     @classmethod
-    def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> PrivateKey:
+    def from_pem(
+        cls, data: Buffer | str, password: Buffer | str | None = None, *, max_iterations: int | None = None
+    ) -> PrivateKey:
         """From PEM: ``PRIVATE KEY``, ``ENCRYPTED PRIVATE KEY``, ``EC PRIVATE KEY``
         or ``SM2 PRIVATE KEY`` (including OpenSSL's ``Proc-Type: 4,ENCRYPTED`` form).
 
-        A wrong password raises :class:`InvalidKey` ("could not decrypt the
-        private key: wrong password or corrupted file").
+        Exactly one key block, with only whitespace around it (an ``SM2
+        PARAMETERS`` block before it, as ``openssl ecparam -genkey`` writes, is
+        skipped). A wrong password raises :class:`InvalidKey` ("could not
+        decrypt the private key: wrong password or corrupted file");
+        ``max_iterations`` as in :meth:`from_der`.
         """
-        if isinstance(data, str):
-            data = data.encode("ascii", "replace")
-        require_bytes(data, "data")
-        return cls._wrap(_native.Sm2PrivateKey.from_pem(data, _password(password)))
+        data = _pem_bytes(data)
+        return cls._wrap(_native.Sm2PrivateKey.from_pem(data, _password(password), _max_iterations(max_iterations)))
 
     def to_bytes(self) -> bytes:
         """The 32-byte secret scalar d. Handle with care."""
@@ -381,14 +372,13 @@ class PrivateKey:
         ``encryption="aes-256-cbc"`` (PBKDF2-HMAC-SHA256 + AES-256-CBC, OpenSSL's default).
         """
         pw = _password(password)
-        aes = _aes(encryption)
         if format == "sec1":
             if pw is not None:
                 raise InvalidInputError("SEC1 DER cannot be encrypted; use format='pkcs8' with a password")
-            return self._key.to_der(None, True)
+            return self._key.to_der(None, True, encryption)
         if format != "pkcs8":
             raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
-        return self._key.to_der(pw, False, aes)
+        return self._key.to_der(pw, False, encryption)
 
     def to_pem(
         self,
@@ -403,16 +393,15 @@ class PrivateKey:
         under ``sec1_label`` (OpenSSL 3 writes ``SM2 PRIVATE KEY``; older tools
         expect ``EC PRIVATE KEY``)."""
         pw = _password(password)
-        aes = _aes(encryption)
         if format == "sec1":
             if pw is not None:
                 raise InvalidInputError("encrypted SEC1 PEM is not written; use format='pkcs8' with a password")
-            if sec1_label not in _SEC1_LABELS:
-                raise InvalidInputError(f"sec1_label must be one of {', '.join(map(repr, _SEC1_LABELS))}, got {sec1_label!r}")
-            return self._key.to_pem(None, sec1_label)
+            if not isinstance(sec1_label, str):
+                raise ShangmiTypeError(f"sec1_label must be a str, got {type(sec1_label).__name__}")
+            return self._key.to_pem(None, sec1_label, encryption)
         if format != "pkcs8":
             raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
-        return self._key.to_pem(pw, None, aes)
+        return self._key.to_pem(pw, None, encryption)
 
     def public_key(self) -> PublicKey:
         """The matching public key (computed once, when the key was made)."""
@@ -429,21 +418,19 @@ class PrivateKey:
         pool: SignaturePool | None = None,
     ) -> bytes:
         """Signs SM3(Z ‖ message) with a fresh k (or one from ``pool``)."""
-        der = True if encoding == "der" else _der(encoding)
         if not (isinstance(message, _BYTES) and isinstance(uid, _BYTES)):
             require_bytes(message, "message")
             require_bytes(uid, "uid")
         if pool is None:
-            return self._key.sign(message, uid, der, None)
+            return self._key.sign(message, uid, encoding, None)
         if not isinstance(pool, SignaturePool):
-            raise TypeError(f"pool must be a SignaturePool, got {type(pool).__name__}")
-        return self._key.sign(message, uid, der, pool._pool)
+            raise ShangmiTypeError(f"pool must be a SignaturePool, got {type(pool).__name__}")
+        return self._key.sign(message, uid, encoding, pool._pool)
 
     def sign_digest(self, digest: Buffer, *, encoding: Encoding = "der") -> bytes:
         """Signs a caller-computed e = SM3(Z ‖ M) (32 bytes)."""
-        der = _der(encoding)
         require_bytes(digest, "digest")
-        return self._key.sign_digest(digest, der)
+        return self._key.sign_digest(digest, encoding)
 
     def decrypt(self, ciphertext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
         """The plaintext, or :class:`DecryptionError`: one opaque error for every
@@ -451,11 +438,13 @@ class PrivateKey:
         on the curve, all-zero KDF output, C3 mismatch), and no plaintext is
         released. A malformed ciphertext (too short, a C1 prefix other than 04,
         broken DER, a DER coordinate not below p) raises
-        :class:`InvalidInputError`; those checks look only at public bytes."""
-        code = 0 if mode == "c1c3c2" else _mode(mode)
+        :class:`InvalidInputError`, saying so when it looks like another
+        layout (DER in a raw mode, the ``gmssl`` package's C1 without 04);
+        those checks look only at public bytes. The native copy of the
+        plaintext is wiped once it is in the returned bytes."""
         if not isinstance(ciphertext, _BYTES):
             require_bytes(ciphertext, "ciphertext")
-        return self._key.decrypt(ciphertext, code)
+        return self._key.decrypt(ciphertext, mode)
 
     def signature_pool(self, n: int) -> SignaturePool:
         """A :class:`SignaturePool` of ``n`` nonces (usable with any key)."""
@@ -464,7 +453,7 @@ class PrivateKey:
     # -- Python protocol -------------------------------------------------------------
 
     def __reduce__(self) -> NoReturn:
-        raise TypeError(
+        raise ShangmiTypeError(
             "SM2 private keys cannot be pickled; export one explicitly with "
             "key.to_pem(password=...) and load it with PrivateKey.from_pem(data, password=...)"
         )
@@ -486,14 +475,11 @@ def sign_many(
     uid: Buffer = DEFAULT_UID,
     encoding: Encoding = "der",
 ) -> list[bytes]:
-    """Signs every message with ``key``, in parallel over all cores (GIL released)."""
-    der = _der(encoding)
+    """Signs every message with ``key``, in parallel over all cores (GIL
+    released). A message that is not bytes-like names its index."""
     if not isinstance(key, PrivateKey):
-        raise TypeError(f"key must be a PrivateKey, got {type(key).__name__}")
-    msgs = list(messages)
-    for m in msgs:
-        require_bytes(m, "message")
-    return _native.sm2_sign_many(key._key, msgs, _uid(uid), der)
+        raise ShangmiTypeError(f"key must be a PrivateKey, got {type(key).__name__}")
+    return _native.sm2_sign_many(key._key, messages, _uid(uid), encoding)
 
 
 def verify_many(
@@ -503,17 +489,17 @@ def verify_many(
     encoding: Encoding = "der",
 ) -> list[bool]:
     """Verifies ``(public_key, message, signature)`` triples in parallel over all
-    cores (GIL released). Returns one bool per item; malformed signatures are False."""
-    der = _der(encoding)
-    native: list[tuple[_native.Sm2PublicKey, Buffer, Buffer]] = []
-    for item in items:
-        pk, msg, sig = item
-        if not isinstance(pk, PublicKey):
-            raise TypeError(f"each item must start with a PublicKey, got {type(pk).__name__}")
-        require_bytes(msg, "message")
-        require_bytes(sig, "signature")
-        native.append((pk._key, msg, sig))
-    return _native.sm2_verify_many(native, _uid(uid), der)
+    cores (GIL released). Returns one bool per item; malformed signatures are
+    False. An item that is not such a triple raises, naming its index."""
+    if isinstance(items, (str, *_BYTES)) or not isinstance(items, Iterable):
+        return _native.sm2_verify_many(items, _uid(uid), encoding)  # raises, naming the type
+    native = [
+        (item[0]._key, item[1], item[2])
+        if isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], PublicKey)
+        else item
+        for item in items
+    ]
+    return _native.sm2_verify_many(native, _uid(uid), encoding)
 
 
 class KeyExchangeResult:
@@ -571,9 +557,9 @@ class KeyExchange:
         if role not in ("initiator", "responder"):
             raise InvalidInputError(f"role must be one of 'initiator', 'responder', got {role!r}")
         if not isinstance(private_key, PrivateKey):
-            raise TypeError(f"private_key must be a PrivateKey, got {type(private_key).__name__}")
+            raise ShangmiTypeError(f"private_key must be a PrivateKey, got {type(private_key).__name__}")
         if not isinstance(peer_public_key, PublicKey):
-            raise TypeError(f"peer_public_key must be a PublicKey, got {type(peer_public_key).__name__}")
+            raise ShangmiTypeError(f"peer_public_key must be a PublicKey, got {type(peer_public_key).__name__}")
         self.role = role
         self._kx = _native.Sm2KeyExchange(
             role == "initiator", private_key._key, _uid(uid), peer_public_key._key, _uid(peer_uid)
@@ -591,22 +577,18 @@ class KeyExchange:
         it here (:class:`InvalidTag` on mismatch).
         """
         require_bytes(peer_ephemeral, "peer_ephemeral")
-        if isinstance(length, bool) or not isinstance(length, int) or length <= 0:
-            raise InvalidInputError(f"length must be a positive int, got {length!r}")
+        require_int(length, "length")
         if confirmation is not None:
             # Checked before the exchange is spent (compute runs once).
             require_bytes(confirmation, "confirmation")
-        try:
-            key, out, expected = self._kx.compute(peer_ephemeral, length)
-        except OverflowError:
-            raise InvalidInputError(f"length = {length} is far above the largest key SM2's KDF can derive") from None
+        key, out, expected = self._kx.compute(peer_ephemeral, length)
         result = KeyExchangeResult(key, out, expected)
         if confirmation is not None:
             result.check_confirmation(confirmation)
         return result
 
     def __reduce__(self) -> NoReturn:
-        raise TypeError("a KeyExchange holds a secret ephemeral key and cannot be pickled")
+        raise ShangmiTypeError("a KeyExchange holds a secret ephemeral key and cannot be pickled")
 
     def __repr__(self) -> str:
         return f"<shangmi.sm2.KeyExchange role={self.role!r}>"

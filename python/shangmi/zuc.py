@@ -8,7 +8,7 @@ zero; the MACs ignore those bits::
 
     from shangmi import zuc
 
-    ct = zuc.eea3(key, count=0x66035492, bearer=15, direction=0, data=pt, length_bits=193)
+    ct = zuc.eea3(key, 0x66035492, 15, 0, pt, length_bits=193)
     mac = zuc.eia3(key, count, bearer, direction, msg)          # 4 bytes
     tag = zuc.zuc256_mac(key32, iv, msg, tag_bits=64)           # 8 bytes
     cts = zuc.eea3_many([(key, count, bearer, direction, pt), ...])  # many at once
@@ -17,7 +17,9 @@ zero; the MACs ignore those bits::
     ks.keystream(10) + ks.keystream(6) == zuc.ZUC128(key, iv).keystream(16)
 
 Keystream words are big-endian, as the standards print them. Work on large
-inputs releases the GIL.
+inputs releases the GIL. The native core checks every length and range (its
+messages are the ones you see); a wrong type raises
+:class:`shangmi.ShangmiTypeError`. Options are keyword-only.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from collections.abc import Iterable
 from typing import NoReturn, Optional, Union
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes, require_length
-from shangmi.exceptions import InvalidInputError, InvalidKey
+from shangmi._buffer import Buffer, require_bytes, require_int
+from shangmi.exceptions import ShangmiTypeError
 
 __all__ = [
     "ZUC128",
@@ -43,54 +45,22 @@ __all__ = [
     "KEY_SIZE_256",
 ]
 
-KEY_SIZE_128 = 16
-KEY_SIZE_256 = 32
-
-#: keystream_words() returns a list; beyond this many words use keystream().
-_MAX_WORDS = 1 << 26
-
-
-def _int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    return value
+#: Key size of ZUC-128, 128-EEA3 and 128-EIA3 (bytes).
+KEY_SIZE_128: int = _native.ZUC_KEY_SIZE_128
+#: Key size of ZUC-256 and its MAC (bytes).
+KEY_SIZE_256: int = _native.ZUC_KEY_SIZE_256
 
 
-def _check_range(value: object, name: str, limit: int, limit_text: str) -> int:
-    v = _int(value, name)
-    if v < 0 or v >= limit:
-        raise InvalidInputError(f"{name} must be {limit_text}, got {v}")
-    return v
+def _params(key: object, count: object, bearer: object, direction: object, data: object) -> None:
+    require_bytes(key, "key")
+    require_int(count, "count")
+    require_int(bearer, "bearer")
+    require_int(direction, "direction")
+    require_bytes(data, "data")
 
 
-def _check_params(count: object, bearer: object, direction: object) -> tuple[int, int, int]:
-    c = _check_range(count, "count", 1 << 32, "in [0, 2^32)")
-    b = _check_range(bearer, "bearer", 32, "< 32")
-    v = _int(direction, "direction")
-    if v not in (0, 1):
-        raise InvalidInputError(f"direction must be 0 or 1, got {v}")
-    return c, b, v
-
-
-def _nbytes(data: Buffer) -> int:
-    return memoryview(data).nbytes
-
-
-def _check_length_bits(length_bits: object, data: Buffer) -> int | None:
-    if length_bits is None:
-        return None
-    n = _int(length_bits, "length_bits")
-    limit = 8 * _nbytes(data)
-    if n < 0 or n > limit:
-        raise InvalidInputError(f"length_bits must be in [0, 8 * len(data)] = [0, {limit}], got {n}")
-    return n
-
-
-def _count_arg(n: object, what: str) -> int:
-    v = _int(n, what)
-    if v < 0:
-        raise InvalidInputError(f"{what} must be >= 0, got {v}")
-    return v
+def _opt_int(value: object, what: str) -> int | None:
+    return None if value is None else require_int(value, what)
 
 
 class _Keystream:
@@ -101,13 +71,13 @@ class _Keystream:
     _state: _native.ZucKeystream
 
     def keystream(self, nbytes: int) -> bytes:
-        """The next ``nbytes`` bytes of keystream.
+        """The next ``nbytes`` bytes of keystream (at most 2 GiB per call).
 
         Calls continue where the previous one stopped, whatever the sizes:
         ``ks.keystream(3) + ks.keystream(5)`` equals the first 8 bytes of a fresh
         generator's ``keystream(8)``.
         """
-        return self._state.keystream(_count_arg(nbytes, "nbytes"))
+        return self._state.keystream(require_int(nbytes, "nbytes"))
 
     def keystream_words(self, n: int) -> list[int]:
         """The next ``n`` 32-bit keystream words z1, z2, ... as ints.
@@ -116,16 +86,13 @@ class _Keystream:
         they are ZUC's own words as long as earlier :meth:`keystream` calls
         used multiples of 4 bytes.
         """
-        n = _count_arg(n, "n")
-        if n > _MAX_WORDS:
-            raise InvalidInputError(f"n must be at most {_MAX_WORDS} words, got {n}; use keystream() for bulk output")
-        return self._state.keystream_words(n)
+        return self._state.keystream_words(require_int(n, "n"))
 
     def __repr__(self) -> str:
         return f"<shangmi.zuc.{type(self).__name__} object>"
 
     def __reduce__(self) -> NoReturn:
-        raise TypeError(f"{type(self).__name__} objects hold a secret key and cannot be pickled")
+        raise ShangmiTypeError(f"{type(self).__name__} objects hold a secret key and cannot be pickled")
 
 
 class ZUC128(_Keystream):
@@ -134,8 +101,8 @@ class ZUC128(_Keystream):
     __slots__ = ()
 
     def __init__(self, key: Buffer, iv: Buffer) -> None:
-        require_length(key, "ZUC-128 key", KEY_SIZE_128)
-        require_length(iv, "ZUC-128 IV", 16)
+        require_bytes(key, "key")
+        require_bytes(iv, "iv")
         self._state = _native.ZucKeystream.zuc128(key, iv)
 
 
@@ -149,33 +116,29 @@ class ZUC256(_Keystream):
     __slots__ = ()
 
     def __init__(self, key: Buffer, iv: Buffer) -> None:
-        require_length(key, "ZUC-256 key", KEY_SIZE_256)
-        require_bytes(iv, "ZUC-256 IV")
+        require_bytes(key, "key")
+        require_bytes(iv, "iv")
         self._state = _native.ZucKeystream.zuc256(key, iv)
 
 
 def eea3(
-    key: Buffer, count: int, bearer: int, direction: int, data: Buffer, length_bits: int | None = None
+    key: Buffer, count: int, bearer: int, direction: int, data: Buffer, *, length_bits: int | None = None
 ) -> bytes:
     """128-EEA3: encrypt (or decrypt, it is its own inverse) ``data``.
 
     ``count`` is the 32-bit COUNT, ``bearer`` < 32, ``direction`` 0 or 1. Returns
     ``ceil(length_bits / 8)`` bytes, bits beyond ``length_bits`` zero.
     """
-    require_length(key, "128-EEA3 key", KEY_SIZE_128)
-    require_bytes(data, "data")
-    c, b, d = _check_params(count, bearer, direction)
-    return _native.zuc_eea3(key, c, b, d, data, _check_length_bits(length_bits, data))
+    _params(key, count, bearer, direction, data)
+    return _native.zuc_eea3(key, count, bearer, direction, data, _opt_int(length_bits, "length_bits"))
 
 
 def eia3(
-    key: Buffer, count: int, bearer: int, direction: int, data: Buffer, length_bits: int | None = None
+    key: Buffer, count: int, bearer: int, direction: int, data: Buffer, *, length_bits: int | None = None
 ) -> bytes:
     """128-EIA3: the 4-byte MAC of the first ``length_bits`` bits of ``data``."""
-    require_length(key, "128-EIA3 key", KEY_SIZE_128)
-    require_bytes(data, "data")
-    c, b, d = _check_params(count, bearer, direction)
-    return _native.zuc_eia3(key, c, b, d, data, _check_length_bits(length_bits, data))
+    _params(key, count, bearer, direction, data)
+    return _native.zuc_eia3(key, count, bearer, direction, data, _opt_int(length_bits, "length_bits"))
 
 
 #: One message for :func:`eea3_many` / :func:`eia3_many`:
@@ -183,55 +146,30 @@ def eia3(
 Message = Union[tuple[Buffer, int, int, int, Buffer], tuple[Buffer, int, int, int, Buffer, Optional[int]]]
 
 
-def _check_many(messages: Iterable[Message], what: str) -> list[tuple[Buffer, int, int, int, Buffer, int | None]]:
-    if isinstance(messages, (bytes, bytearray, memoryview, str)):
-        raise TypeError("messages must be an iterable of (key, count, bearer, direction, data[, length_bits]) tuples")
-    out: list[tuple[Buffer, int, int, int, Buffer, int | None]] = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, tuple) or len(m) not in (5, 6):
-            raise TypeError(f"message {i}: expected a (key, count, bearer, direction, data[, length_bits]) tuple")
-        key, count, bearer, direction, data = m[:5]
-        length_bits = m[5] if len(m) == 6 else None
-        try:
-            require_length(key, f"{what} key", KEY_SIZE_128)
-            require_bytes(data, "data")
-            c, b, d = _check_params(count, bearer, direction)
-            n = _check_length_bits(length_bits, data)
-        except (InvalidInputError, InvalidKey) as e:
-            raise type(e)(f"message {i}: {e}") from None
-        except TypeError as e:
-            raise TypeError(f"message {i}: {e}") from None
-        out.append((key, c, b, d, data, n))
-    return out
-
-
 def eea3_many(messages: Iterable[Message]) -> list[bytes]:
     """128-EEA3 of many independent messages: ``[eea3(*m) for m in messages]``.
 
     Each message is ``(key, count, bearer, direction, data)`` with an optional
-    ``length_bits`` last. On x86-64 with AVX2 and AES-NI eight messages are
-    processed at once in SIMD lanes (as base stations do for many bearers),
+    ``length_bits`` last. On x86-64 with AVX2 and AES-NI the core runs many
+    messages at once in SIMD lanes (as base stations do for many bearers),
     which is faster than one at a time; results are identical. Errors name
     the message's index.
     """
-    return _native.zuc_eea3_many(_check_many(messages, "128-EEA3"))
+    return _native.zuc_eea3_many(messages)
 
 
 def eia3_many(messages: Iterable[Message]) -> list[bytes]:
     """128-EIA3 of many independent messages: ``[eia3(*m) for m in messages]``
     (4-byte MACs), computed several at once like :func:`eea3_many`."""
-    return _native.zuc_eia3_many(_check_many(messages, "128-EIA3"))
+    return _native.zuc_eia3_many(messages)
 
 
 def zuc256_mac(key: Buffer, iv: Buffer, data: Buffer, *, tag_bits: int = 32, length_bits: int | None = None) -> bytes:
     """The ZUC-256 MAC: a ``tag_bits``/8-byte tag (32, 64 or 128 bits)."""
-    require_length(key, "ZUC-256 key", KEY_SIZE_256)
-    require_bytes(iv, "ZUC-256 IV")
+    require_bytes(key, "key")
+    require_bytes(iv, "iv")
     require_bytes(data, "data")
-    t = _int(tag_bits, "tag_bits")
-    if t not in (32, 64, 128):
-        raise InvalidInputError(f"tag_bits must be 32, 64 or 128, got {t}")
-    return _native.zuc256_mac(key, iv, data, t, _check_length_bits(length_bits, data))
+    return _native.zuc256_mac(key, iv, data, require_int(tag_bits, "tag_bits"), _opt_int(length_bits, "length_bits"))
 
 
 def backend() -> str:

@@ -1,11 +1,20 @@
-//! Read-only views of any object with the buffer protocol (bytes, bytearray,
-//! memoryview, array, numpy), without copying.
+//! Argument conversion with shangmi's own errors: read-only views of any
+//! object with the buffer protocol (bytes, bytearray, memoryview, array,
+//! numpy) without copying, unsigned integers and names. A wrong type raises
+//! `ShangmiTypeError` (not PyO3's plain `TypeError`), an int outside the
+//! native type's range `InvalidInputError` (not `OverflowError`); range
+//! rules of the algorithms themselves are the core's.
 
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBool, PyBytes, PyInt, PyString};
 
-use crate::errors::invalid;
+use crate::errors::{invalid, wrong_type};
+
+/// The name of `obj`'s type, for messages.
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+}
 
 /// A borrowed, contiguous byte view that can be read with the GIL released.
 ///
@@ -55,16 +64,13 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Bytes<'py> {
             let (ptr, len) = (s.as_ptr(), s.len());
             return Ok(Bytes { _owner: Owner::Bytes(b), ptr, len });
         }
-        if obj.is_instance_of::<pyo3::types::PyString>() {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
+        if obj.is_instance_of::<PyString>() {
+            return Err(wrong_type(
                 "expected a bytes-like object (bytes, bytearray, memoryview), got str; encode it first",
             ));
         }
         let buf = PyBuffer::<u8>::get(&obj).map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err(format!(
-                "expected a bytes-like object (bytes, bytearray, memoryview), got {}",
-                obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
-            ))
+            wrong_type(format!("expected a bytes-like object (bytes, bytearray, memoryview), got {}", type_name(&obj)))
         })?;
         if !buf.is_c_contiguous() {
             return Err(invalid("buffer must be C-contiguous"));
@@ -72,4 +78,106 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Bytes<'py> {
         let (ptr, len) = (buf.buf_ptr() as *const u8, buf.len_bytes());
         Ok(Bytes { _owner: Owner::Buffer(buf), ptr, len })
     }
+}
+
+/// An unsigned integer argument of native type `T` (`u32`, `u64`, `usize`).
+/// `bool` is refused: `True` as a count or length is always a mistake.
+pub(crate) struct Uint<T>(pub(crate) T);
+
+impl<'a, 'py, T> FromPyObject<'a, 'py> for Uint<T>
+where
+    T: TryFrom<u128> + Bounded,
+{
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+            return Err(wrong_type(format!("expected an int, got {}", type_name(&obj))));
+        }
+        let out_of_range = || invalid(format!("expected an int in [0, {}], got {}", T::MAX_TEXT, &*obj));
+        let v: u128 = obj.extract().map_err(|_| out_of_range())?;
+        T::try_from(v).map(Uint).map_err(|_| out_of_range())
+    }
+}
+
+/// The largest value of an integer type, for messages.
+pub(crate) trait Bounded {
+    const MAX_TEXT: &'static str;
+}
+
+impl Bounded for u32 {
+    const MAX_TEXT: &'static str = "2^32 - 1";
+}
+
+impl Bounded for u64 {
+    const MAX_TEXT: &'static str = "2^64 - 1";
+}
+
+impl Bounded for usize {
+    const MAX_TEXT: &'static str = if usize::BITS == 64 { "2^64 - 1" } else { "2^32 - 1" };
+}
+
+/// A `str` argument (an option name such as `"c1c3c2"`); the core decides
+/// which names are valid.
+pub(crate) struct Name(pub(crate) String);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Name {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        match obj.cast::<PyString>() {
+            // Text that is not valid UTF-8 (lone surrogates) matches no option.
+            Ok(s) => Ok(Name(s.to_str().map(str::to_owned).unwrap_or_default())),
+            Err(_) => Err(wrong_type(format!("expected a str, got {}", type_name(&obj)))),
+        }
+    }
+}
+
+/// The items of an iterable argument (a batch). A `str` or bytes-like object
+/// is refused: iterating it would give characters or ints, never items.
+pub(crate) fn batch<'py>(obj: &Bound<'py, PyAny>, expected: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() || PyBuffer::<u8>::get(obj).is_ok() {
+        return Err(wrong_type(format!("expected an iterable of {expected}, got {}", type_name(obj))));
+    }
+    let iter = obj
+        .try_iter()
+        .map_err(|_| wrong_type(format!("expected an iterable of {expected}, got {}", type_name(obj))))?;
+    iter.collect()
+}
+
+/// The fields of batch item `index` (called `label` in messages: "message",
+/// "item"): a tuple of one of the `sizes`.
+pub(crate) fn item_fields<'py>(
+    item: &Bound<'py, PyAny>,
+    label: &str,
+    index: usize,
+    sizes: &[usize],
+    shape: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    match item.cast::<pyo3::types::PyTuple>() {
+        Ok(t) if sizes.contains(&t.len()) => Ok(t.iter().collect()),
+        _ => Err(wrong_type(format!("{label} {index}: expected a {shape} tuple, got {}", describe(item)))),
+    }
+}
+
+fn describe(obj: &Bound<'_, PyAny>) -> String {
+    match obj.cast::<pyo3::types::PyTuple>() {
+        Ok(t) => format!("a tuple of {}", t.len()),
+        Err(_) => type_name(obj),
+    }
+}
+
+/// Field conversion for batch item `index`: the error keeps its class and
+/// gains a "{label} {index}: " prefix.
+pub(crate) fn field<'py, T>(obj: &Bound<'py, PyAny>, label: &str, index: usize) -> PyResult<T>
+where
+    T: for<'a> FromPyObject<'a, 'py, Error = PyErr>,
+{
+    obj.extract::<T>().map_err(|e| at_item(obj.py(), e, label, index))
+}
+
+/// `err` with "{label} {index}: " before its message, same exception class.
+pub(crate) fn at_item(py: Python<'_>, err: PyErr, label: &str, index: usize) -> PyErr {
+    let msg = format!("{label} {index}: {}", err.value(py));
+    PyErr::from_type(err.get_type(py), msg)
 }

@@ -1,39 +1,36 @@
-//! Maps core errors to the exception classes defined in
-//! `python/shangmi/exceptions.py`, so that Python code sees one hierarchy
-//! whether an error was raised in Python or in Rust.
+//! The one table from core errors to Python exceptions.
+//!
+//! The classes are those of `python/shangmi/exceptions.py`, imported once
+//! per process (`import_exception!` caches the type object), so Python code
+//! sees one hierarchy whether an error was raised in Python or in Rust.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use shangmi::Error;
 
-fn exception(py: Python<'_>, class: &str, message: String) -> PyErr {
-    let made =
-        py.import("shangmi.exceptions").and_then(|m| m.getattr(class)).and_then(|cls| cls.call1((message.clone(),)));
-    match made {
-        Ok(instance) => PyErr::from_value(instance),
-        // Only reachable if the package is broken; still never a panic.
-        Err(_) => PyValueError::new_err(message),
+pyo3::import_exception!(shangmi.exceptions, InvalidInputError);
+pyo3::import_exception!(shangmi.exceptions, ShangmiTypeError);
+pyo3::import_exception!(shangmi.exceptions, InvalidKey);
+pyo3::import_exception!(shangmi.exceptions, InvalidTag);
+pyo3::import_exception!(shangmi.exceptions, InvalidSignature);
+pyo3::import_exception!(shangmi.exceptions, DecryptionError);
+pyo3::import_exception!(shangmi.exceptions, AlreadyFinalized);
+pyo3::import_exception!(shangmi.exceptions, InvalidCertificate);
+
+/// The Python exception for a core error (its message is the core's).
+pub(crate) fn to_py(err: Error) -> PyErr {
+    let text = err.to_string();
+    match err {
+        Error::InvalidInput(_) => InvalidInputError::new_err(text),
+        Error::InvalidKey(_) => InvalidKey::new_err(text),
+        Error::InvalidTag => InvalidTag::new_err(text),
+        Error::InvalidSignature | Error::InvalidSignatureHint(_) => InvalidSignature::new_err(text),
+        Error::DecryptionFailed => DecryptionError::new_err(text),
+        Error::AlreadyFinalized => AlreadyFinalized::new_err(text),
+        Error::InvalidCertificate(_) => InvalidCertificate::new_err(text),
     }
 }
 
-/// The Python exception for a core error.
-pub(crate) fn to_py(err: Error) -> PyErr {
-    Python::attach(|py| match err {
-        Error::InvalidInput(m) => exception(py, "InvalidInputError", m),
-        Error::InvalidKey(m) => exception(py, "InvalidKey", m),
-        Error::InvalidTag => exception(py, "InvalidTag", err_text(&Error::InvalidTag)),
-        Error::InvalidSignature => exception(py, "InvalidSignature", err_text(&Error::InvalidSignature)),
-        Error::DecryptionFailed => exception(py, "DecryptionError", err_text(&Error::DecryptionFailed)),
-        Error::InvalidCertificate(m) => exception(py, "InvalidCertificate", m),
-    })
-}
-
-fn err_text(e: &Error) -> String {
-    e.to_string()
-}
-
-/// Extension so call sites can write `core_call().map_err(to_py)?` as `.py()?`.
-#[allow(dead_code)]
+/// Call sites write `core_call().py_err()?`.
 pub(crate) trait IntoPyResult<T> {
     fn py_err(self) -> PyResult<T>;
 }
@@ -44,8 +41,14 @@ impl<T> IntoPyResult<T> for shangmi::Result<T> {
     }
 }
 
-/// A `ValueError`-family exception raised by the binding itself (argument
-/// shapes the core never sees, such as a wrong output-length type).
+/// `InvalidInputError` for an argument shape the binding converts (a
+/// negative count, a non-contiguous buffer); the core never sees those.
 pub(crate) fn invalid(msg: impl Into<String>) -> PyErr {
-    to_py(Error::InvalidInput(msg.into()))
+    InvalidInputError::new_err(msg.into())
+}
+
+/// `ShangmiTypeError` (both `ShangmiError` and `TypeError`) for an argument
+/// of the wrong type.
+pub(crate) fn wrong_type(msg: impl Into<String>) -> PyErr {
+    ShangmiTypeError::new_err(msg.into())
 }

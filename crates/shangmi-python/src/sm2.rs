@@ -1,77 +1,37 @@
 //! SM2 keys, signatures, encryption, key exchange and the signature pool.
 //!
-//! Thin wrappers over `shangmi::sm2` and `shangmi::encoding::sm2`. Every
-//! operation here costs at least ~10 µs of curve arithmetic, so every one
-//! releases the GIL. Names of modes and encodings are validated in Python
-//! (`python/shangmi/sm2.py`); here they arrive as small integers.
+//! Thin wrappers over `shangmi::sm2` and `shangmi::encoding::sm2`: argument
+//! conversion, GIL release and error mapping. Option names (`"c1c3c2"`,
+//! `"der"`, `"aes-256-cbc"`) are parsed by the core's enums, which own their
+//! messages. Every operation costs at least ~10 µs of curve arithmetic, so
+//! every one releases the GIL. Secrets copied into Python objects (plaintext,
+//! derived keys, the private scalar) are wiped here once copied.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use shangmi::encoding::sm2 as fmt;
+use shangmi::encoding::sm2::{CiphertextMode, SignatureEncoding};
 use shangmi::encoding::KeyEncryption;
 use shangmi::sm2;
-use shangmi::{Error, Result};
+use zeroize::Zeroize;
 
-use crate::buffer::Bytes;
-use crate::errors::IntoPyResult;
+use crate::buffer::{batch, field, item_fields, type_name, Bytes, Name, Uint};
+use crate::errors::{wrong_type, IntoPyResult};
 use crate::gil::lock;
-
-/// Ciphertext layouts (python/shangmi/sm2.py maps the names).
-const MODE_C1C3C2: u8 = 0;
-const MODE_C1C2C3: u8 = 1;
-const MODE_DER: u8 = 2;
-
-fn parse_ciphertext(data: &[u8], mode: u8) -> Result<sm2::Ciphertext> {
-    match mode {
-        MODE_C1C3C2 => sm2::Ciphertext::from_c1c3c2(data),
-        MODE_C1C2C3 => sm2::Ciphertext::from_c1c2c3(data),
-        MODE_DER => fmt::ciphertext_from_der(data),
-        _ => Err(Error::invalid(format!("unknown ciphertext mode {mode}"))),
-    }
-}
-
-fn encode_ciphertext(ct: &sm2::Ciphertext, mode: u8) -> Result<Vec<u8>> {
-    match mode {
-        MODE_C1C3C2 => Ok(ct.to_c1c3c2()),
-        MODE_C1C2C3 => Ok(ct.to_c1c2c3()),
-        MODE_DER => fmt::ciphertext_to_der(ct),
-        _ => Err(Error::invalid(format!("unknown ciphertext mode {mode}"))),
-    }
-}
-
-/// Signature bytes in DER (`der = true`) or raw 64-byte r||s. Any defect in a
-/// signature is `InvalidSignature`, never a format error.
-fn parse_signature(data: &[u8], der: bool) -> Result<sm2::Signature> {
-    if der {
-        fmt::signature_from_der(data)
-    } else {
-        sm2::Signature::from_bytes(data).map_err(|_| Error::InvalidSignature)
-    }
-}
-
-fn encode_signature(sig: &sm2::Signature, der: bool) -> Vec<u8> {
-    if der {
-        fmt::signature_to_der(sig)
-    } else {
-        sig.to_bytes().to_vec()
-    }
-}
-
-fn digest32(e: &[u8]) -> Result<[u8; 32]> {
-    e.try_into().map_err(|_| Error::invalid(format!("digest e must be 32 bytes, got {}", e.len())))
-}
-
-fn scheme(aes: bool) -> KeyEncryption {
-    if aes {
-        KeyEncryption::Sha256Aes256
-    } else {
-        KeyEncryption::Sm3Sm4
-    }
-}
 
 fn opt_slice<'a>(b: &'a Option<Bytes<'_>>) -> Option<&'a [u8]> {
     b.as_ref().map(|b| b.as_slice())
+}
+
+fn digest32(e: &[u8]) -> shangmi::Result<[u8; 32]> {
+    e.try_into().map_err(|_| shangmi::Error::invalid(format!("digest must be 32 bytes, got {}", e.len())))
+}
+
+/// A new bytes object holding `secret`, which is wiped afterwards.
+fn bytes_then_wipe<'py>(py: Python<'py>, mut secret: Vec<u8>) -> Bound<'py, PyBytes> {
+    let b = PyBytes::new(py, &secret);
+    secret.zeroize();
+    b
 }
 
 /// An SM2 public key (immutable; cheap to share between threads).
@@ -103,6 +63,13 @@ impl Sm2PublicKey {
         Ok(Sm2PublicKey { inner })
     }
 
+    #[staticmethod]
+    fn from_pem_all(py: Python<'_>, data: Bytes<'_>) -> PyResult<Vec<Self>> {
+        let data = data.as_slice();
+        let keys = py.detach(|| fmt::public_keys_from_pem_all(data)).py_err()?;
+        Ok(keys.into_iter().map(|inner| Sm2PublicKey { inner }).collect())
+    }
+
     fn to_bytes<'py>(&self, py: Python<'py>, compressed: bool) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.to_bytes(compressed))
     }
@@ -127,21 +94,23 @@ impl Sm2PublicKey {
         signature: Bytes<'_>,
         message: Bytes<'_>,
         uid: Bytes<'_>,
-        der: bool,
+        encoding: Name,
     ) -> PyResult<()> {
+        let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let (sig, msg, uid) = (signature.as_slice(), message.as_slice(), uid.as_slice());
-        py.detach(|| parse_signature(sig, der).and_then(|s| self.inner.verify(msg, uid, &s))).py_err()
+        py.detach(|| fmt::verify(&self.inner, sig, msg, uid, enc)).py_err()
     }
 
-    fn verify_digest(&self, py: Python<'_>, signature: Bytes<'_>, digest: Bytes<'_>, der: bool) -> PyResult<()> {
-        let (sig, e) = (signature.as_slice(), digest.as_slice());
-        let e = digest32(e).py_err()?;
-        py.detach(|| parse_signature(sig, der).and_then(|s| self.inner.verify_digest(&e, &s))).py_err()
+    fn verify_digest(&self, py: Python<'_>, signature: Bytes<'_>, digest: Bytes<'_>, encoding: Name) -> PyResult<()> {
+        let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
+        let (sig, e) = (signature.as_slice(), digest32(digest.as_slice()).py_err()?);
+        py.detach(|| enc.parse(sig).and_then(|s| self.inner.verify_digest(&e, &s))).py_err()
     }
 
-    fn encrypt<'py>(&self, py: Python<'py>, plaintext: Bytes<'_>, mode: u8) -> PyResult<Bound<'py, PyBytes>> {
+    fn encrypt<'py>(&self, py: Python<'py>, plaintext: Bytes<'_>, mode: Name) -> PyResult<Bound<'py, PyBytes>> {
+        let mode = CiphertextMode::from_name(&mode.0).py_err()?;
         let pt = plaintext.as_slice();
-        let out = py.detach(|| self.inner.encrypt(pt).and_then(|ct| encode_ciphertext(&ct, mode))).py_err()?;
+        let out = py.detach(|| self.inner.encrypt(pt).and_then(|ct| mode.encode(&ct))).py_err()?;
         Ok(PyBytes::new(py, &out))
     }
 
@@ -180,19 +149,28 @@ impl Sm2PrivateKey {
         Ok(Sm2PrivateKey { inner })
     }
 
+    /// `max_iterations`: the most PBKDF2 iterations the file may ask for.
     #[staticmethod]
-    #[pyo3(signature = (data, password=None))]
-    fn from_der(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+    fn from_der(
+        py: Python<'_>,
+        data: Bytes<'_>,
+        password: Option<Bytes<'_>>,
+        max_iterations: Uint<u32>,
+    ) -> PyResult<Self> {
         let (data, pw) = (data.as_slice(), opt_slice(&password));
-        let inner = py.detach(|| fmt::private_key_from_der(data, pw)).py_err()?;
+        let inner = py.detach(|| fmt::private_key_from_der_capped(data, pw, max_iterations.0)).py_err()?;
         Ok(Sm2PrivateKey { inner })
     }
 
     #[staticmethod]
-    #[pyo3(signature = (data, password=None))]
-    fn from_pem(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+    fn from_pem(
+        py: Python<'_>,
+        data: Bytes<'_>,
+        password: Option<Bytes<'_>>,
+        max_iterations: Uint<u32>,
+    ) -> PyResult<Self> {
         let (data, pw) = (data.as_slice(), opt_slice(&password));
-        let inner = py.detach(|| fmt::private_key_from_pem(data, pw)).py_err()?;
+        let inner = py.detach(|| fmt::private_key_from_pem_capped(data, pw, max_iterations.0)).py_err()?;
         Ok(Sm2PrivateKey { inner })
     }
 
@@ -200,42 +178,42 @@ impl Sm2PrivateKey {
         PyBytes::new(py, self.inner.to_bytes().as_ref())
     }
 
-    /// `sec1`: SEC1 instead of PKCS#8 (no password allowed); `aes`: encrypt
-    /// with OpenSSL's PBKDF2-HMAC-SHA256 + AES-256-CBC instead of SM3 + SM4.
-    #[pyo3(signature = (password=None, sec1=false, aes=false))]
+    /// `sec1`: SEC1 instead of PKCS#8 (no password allowed); `encryption`
+    /// names the PBES2 profile for a password.
     fn to_der<'py>(
         &self,
         py: Python<'py>,
         password: Option<Bytes<'_>>,
         sec1: bool,
-        aes: bool,
+        encryption: Name,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let scheme = KeyEncryption::from_name(&encryption.0).py_err()?;
         let pw = opt_slice(&password);
         let der = py
             .detach(|| {
                 if sec1 {
                     fmt::private_key_to_sec1_der(&self.inner)
                 } else {
-                    fmt::private_key_to_der(&self.inner, pw, scheme(aes))
+                    fmt::private_key_to_der(&self.inner, pw, scheme)
                 }
             })
             .py_err()?;
         Ok(PyBytes::new(py, &der))
     }
 
-    #[pyo3(signature = (password=None, sec1_label=None, aes=false))]
     fn to_pem<'py>(
         &self,
         py: Python<'py>,
         password: Option<Bytes<'_>>,
-        sec1_label: Option<&str>,
-        aes: bool,
+        sec1_label: Option<Name>,
+        encryption: Name,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let scheme = KeyEncryption::from_name(&encryption.0).py_err()?;
         let pw = opt_slice(&password);
         let pem = py
-            .detach(|| match sec1_label {
-                Some(label) => fmt::private_key_to_sec1_pem(&self.inner, label),
-                None => fmt::private_key_to_pem(&self.inner, pw, scheme(aes)),
+            .detach(|| match &sec1_label {
+                Some(label) => fmt::private_key_to_sec1_pem(&self.inner, &label.0),
+                None => fmt::private_key_to_pem(&self.inner, pw, scheme),
             })
             .py_err()?;
         Ok(PyBytes::new(py, pem.as_bytes()))
@@ -245,15 +223,16 @@ impl Sm2PrivateKey {
         Sm2PublicKey { inner: self.inner.public_key().clone() }
     }
 
-    #[pyo3(signature = (message, uid, der, pool=None))]
+    #[pyo3(signature = (message, uid, encoding, pool=None))]
     fn sign<'py>(
         &self,
         py: Python<'py>,
         message: Bytes<'_>,
         uid: Bytes<'_>,
-        der: bool,
+        encoding: Name,
         pool: Option<&Sm2SignaturePool>,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let (msg, uid) = (message.as_slice(), uid.as_slice());
         let sig = py
             .detach(|| match pool {
@@ -261,22 +240,21 @@ impl Sm2PrivateKey {
                 None => self.inner.sign(msg, uid),
             })
             .py_err()?;
-        Ok(PyBytes::new(py, &encode_signature(&sig, der)))
+        Ok(PyBytes::new(py, &enc.encode(&sig)))
     }
 
-    fn sign_digest<'py>(&self, py: Python<'py>, digest: Bytes<'_>, der: bool) -> PyResult<Bound<'py, PyBytes>> {
+    fn sign_digest<'py>(&self, py: Python<'py>, digest: Bytes<'_>, encoding: Name) -> PyResult<Bound<'py, PyBytes>> {
+        let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let e = digest32(digest.as_slice()).py_err()?;
         let sig = py.detach(|| self.inner.sign_digest(&e)).py_err()?;
-        Ok(PyBytes::new(py, &encode_signature(&sig, der)))
+        Ok(PyBytes::new(py, &enc.encode(&sig)))
     }
 
-    fn decrypt<'py>(&self, py: Python<'py>, ciphertext: Bytes<'_>, mode: u8) -> PyResult<Bound<'py, PyBytes>> {
+    fn decrypt<'py>(&self, py: Python<'py>, ciphertext: Bytes<'_>, mode: Name) -> PyResult<Bound<'py, PyBytes>> {
+        let mode = CiphertextMode::from_name(&mode.0).py_err()?;
         let data = ciphertext.as_slice();
-        // A ciphertext that cannot even be parsed is reported like any other
-        // failed decryption for the DER and fixed layouts alike: one opaque error
-        // (length problems say so, since lengths are public).
-        let pt = py.detach(|| parse_ciphertext(data, mode).and_then(|ct| self.inner.decrypt(&ct))).py_err()?;
-        Ok(PyBytes::new(py, &pt))
+        let pt = py.detach(|| mode.parse(data).and_then(|ct| self.inner.decrypt(&ct))).py_err()?;
+        Ok(bytes_then_wipe(py, pt))
     }
 }
 
@@ -289,8 +267,8 @@ pub(crate) struct Sm2SignaturePool {
 #[pymethods]
 impl Sm2SignaturePool {
     #[new]
-    fn new(py: Python<'_>, n: usize) -> PyResult<Self> {
-        let inner = py.detach(|| sm2::SignaturePool::new(n)).py_err()?;
+    fn new(py: Python<'_>, n: Uint<usize>) -> PyResult<Self> {
+        let inner = py.detach(|| sm2::SignaturePool::new(n.0)).py_err()?;
         Ok(Sm2SignaturePool { inner })
     }
 
@@ -298,16 +276,16 @@ impl Sm2SignaturePool {
         self.inner.remaining()
     }
 
-    fn refill(&self, py: Python<'_>, n: usize) -> PyResult<()> {
-        py.detach(|| self.inner.refill(n)).py_err()
+    fn refill(&self, py: Python<'_>, n: Uint<usize>) -> PyResult<()> {
+        py.detach(|| self.inner.refill(n.0)).py_err()
     }
 
     fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err("a SignaturePool holds one-time secret nonces and cannot be pickled"))
+        Err(wrong_type("a SignaturePool holds one-time secret nonces and cannot be pickled"))
     }
 
     fn __copy__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err("a SignaturePool holds one-time secret nonces and cannot be copied"))
+        Err(wrong_type("a SignaturePool holds one-time secret nonces and cannot be copied"))
     }
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -342,10 +320,16 @@ impl Sm2KeyExchange {
         PyBytes::new(py, &lock(&self.inner).ephemeral_public())
     }
 
-    /// (key, confirmation to send, confirmation expected from the peer).
-    fn compute<'py>(&self, py: Python<'py>, peer_ephemeral: Bytes<'_>, length: usize) -> PyResult<Bound<'py, PyTuple>> {
+    /// (key, confirmation to send, confirmation expected from the peer); the
+    /// core's copy of the key is wiped when `res` drops.
+    fn compute<'py>(
+        &self,
+        py: Python<'py>,
+        peer_ephemeral: Bytes<'_>,
+        length: Uint<usize>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let peer = peer_ephemeral.as_slice();
-        let res = py.detach(|| lock(&self.inner).compute(peer, length)).py_err()?;
+        let res = py.detach(|| lock(&self.inner).compute(peer, length.0)).py_err()?;
         let items =
             [PyBytes::new(py, &res.key), PyBytes::new(py, &res.confirm_out), PyBytes::new(py, &res.confirm_expected)];
         PyTuple::new(py, items)
@@ -357,51 +341,49 @@ impl Sm2KeyExchange {
 fn sm2_sign_many<'py>(
     py: Python<'py>,
     key: &Sm2PrivateKey,
-    messages: Vec<Bytes<'_>>,
+    messages: &Bound<'py, PyAny>,
     uid: Bytes<'_>,
-    der: bool,
+    encoding: Name,
 ) -> PyResult<Bound<'py, PyList>> {
+    let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
+    let items = batch(messages, "messages (bytes-like)")?;
+    let msgs: Vec<Bytes<'py>> =
+        items.iter().enumerate().map(|(i, m)| field(m, "message", i)).collect::<PyResult<_>>()?;
     let uid = uid.as_slice();
-    let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
+    let slices: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
     let sigs = py.detach(|| sm2::sign_many(&key.inner, &slices, uid)).py_err()?;
-    PyList::new(py, sigs.iter().map(|s| PyBytes::new(py, &encode_signature(s, der))))
+    PyList::new(py, sigs.iter().map(|s| PyBytes::new(py, &enc.encode(s))))
 }
 
-/// Verifies (public key, message, signature) triples in parallel; a list of bools.
+const VERIFY_SHAPE: &str = "(public_key, message, signature)";
+
+/// Verifies (public key, message, signature) triples in parallel; a list of
+/// bools. A malformed item names its index.
 #[pyfunction]
-fn sm2_verify_many(
-    py: Python<'_>,
-    items: Vec<(PyRef<'_, Sm2PublicKey>, Bytes<'_>, Bytes<'_>)>,
+fn sm2_verify_many<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyAny>,
     uid: Bytes<'_>,
-    der: bool,
+    encoding: Name,
 ) -> PyResult<Vec<bool>> {
-    let uid = uid.as_slice();
-    // Clone the keys (an Arc bump each) and drop the Python references so the
-    // work can run without the GIL.
+    let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
+    let items = batch(items, &format!("{VERIFY_SHAPE} tuples"))?;
+    // The keys are cloned (an Arc bump each) so the work runs without the GIL.
     let mut keys = Vec::with_capacity(items.len());
-    let mut data = Vec::with_capacity(items.len());
-    for (k, m, s) in items {
-        keys.push(k.inner.clone());
-        data.push((m, s));
+    let mut data: Vec<(Bytes<'py>, Bytes<'py>)> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let f = item_fields(item, "item", i, &[3], VERIFY_SHAPE)?;
+        let key = f[0]
+            .cast::<Sm2PublicKey>()
+            .map_err(|_| wrong_type(format!("item {i}: expected a PublicKey first, got {}", type_name(&f[0]))))?;
+        keys.push(key.get().inner.clone());
+        data.push((field(&f[1], "item", i)?, field(&f[2], "item", i)?));
     }
-    py.detach(|| -> shangmi::Result<Vec<bool>> {
-        // A signature that does not even parse is simply invalid.
-        let parsed: Vec<Option<sm2::Signature>> =
-            data.iter().map(|(_, s)| parse_signature(s.as_slice(), der).ok()).collect();
-        let mut batch = Vec::with_capacity(data.len());
-        let mut index = Vec::with_capacity(data.len());
-        for (i, ((m, _), sig)) in data.iter().zip(parsed.iter()).enumerate() {
-            if let Some(sig) = sig {
-                batch.push((&keys[i], m.as_slice(), sig));
-                index.push(i);
-            }
-        }
-        let ok = sm2::verify_many(&batch, uid)?;
-        let mut out = vec![false; data.len()];
-        for (i, good) in index.into_iter().zip(ok) {
-            out[i] = good;
-        }
-        Ok(out)
+    let uid = uid.as_slice();
+    py.detach(|| {
+        let triples: Vec<(&sm2::PublicKey, &[u8], &[u8])> =
+            keys.iter().zip(&data).map(|(k, (m, s))| (k, m.as_slice(), s.as_slice())).collect();
+        fmt::verify_many(&triples, uid, enc)
     })
     .py_err()
 }
@@ -413,5 +395,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm2KeyExchange>()?;
     m.add_function(wrap_pyfunction!(sm2_sign_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm2_verify_many, m)?)?;
+    m.add("SM2_DEFAULT_UID", PyBytes::new(m.py(), sm2::DEFAULT_UID))?;
+    m.add("SM2_MODES", PyTuple::new(m.py(), CiphertextMode::ALL.map(CiphertextMode::name))?)?;
+    m.add("SM2_ENCODINGS", PyTuple::new(m.py(), SignatureEncoding::ALL.map(SignatureEncoding::name))?)?;
+    m.add("SM2_DEFAULT_MAX_ITERATIONS", shangmi::encoding::DEFAULT_MAX_ITERATIONS)?;
     Ok(())
 }

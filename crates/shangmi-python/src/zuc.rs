@@ -1,5 +1,6 @@
 //! ZUC: ZUC-128/ZUC-256 keystream generators, 128-EEA3, 128-EIA3 and the
-//! ZUC-256 MAC. Argument conversion and GIL release only.
+//! ZUC-256 MAC. Argument conversion, GIL release and error mapping only:
+//! the core checks every value and schedules batches over its SIMD lanes.
 
 use std::sync::Mutex;
 
@@ -7,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi::zuc;
 
-use crate::buffer::Bytes;
+use crate::buffer::{batch, field, item_fields, Bytes, Uint};
 use crate::errors::IntoPyResult;
 use crate::gil::{lock, maybe_detach};
 
@@ -32,7 +33,8 @@ impl ZucKeystream {
     }
 
     /// The next `n` keystream bytes.
-    fn keystream<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
+    fn keystream<'py>(&self, py: Python<'py>, n: Uint<u64>) -> PyResult<Bound<'py, PyBytes>> {
+        let n = zuc::keystream_request(n.0).py_err()?;
         PyBytes::new_with(py, n, |out| {
             maybe_detach(py, n, || lock(&self.inner).fill(out));
             Ok(())
@@ -40,10 +42,11 @@ impl ZucKeystream {
     }
 
     /// The next `n` keystream words (32-bit, big-endian reading of the bytes).
-    fn keystream_words(&self, py: Python<'_>, n: usize) -> Vec<u32> {
+    fn keystream_words(&self, py: Python<'_>, n: Uint<u64>) -> PyResult<Vec<u32>> {
+        let n = zuc::keystream_words_request(n.0).py_err()?;
         let mut words = vec![0u32; n];
         maybe_detach(py, 4 * n, || lock(&self.inner).words(&mut words));
-        words
+        Ok(words)
     }
 }
 
@@ -52,17 +55,17 @@ impl ZucKeystream {
 fn zuc_eea3<'py>(
     py: Python<'py>,
     key: Bytes<'_>,
-    count: u64,
-    bearer: u32,
-    direction: u32,
+    count: Uint<u64>,
+    bearer: Uint<u32>,
+    direction: Uint<u32>,
     data: Bytes<'_>,
-    length_bits: Option<u64>,
+    length_bits: Option<Uint<u64>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (key, data) = (key.as_slice(), data.as_slice());
+    let (key, data, length_bits) = (key.as_slice(), data.as_slice(), length_bits.map(|l| l.0));
     let len = zuc::eea3_output_len(data.len(), length_bits).py_err()?;
     PyBytes::new_with(py, len, |out| {
         maybe_detach(py, len, || {
-            zuc::eea3_into(zuc::Backend::auto(), key, count, bearer, direction, data, length_bits, out)
+            zuc::eea3_into(zuc::Backend::auto(), key, count.0, bearer.0, direction.0, data, length_bits, out)
         })
         .py_err()
     })
@@ -73,105 +76,123 @@ fn zuc_eea3<'py>(
 fn zuc_eia3<'py>(
     py: Python<'py>,
     key: Bytes<'_>,
-    count: u64,
-    bearer: u32,
-    direction: u32,
+    count: Uint<u64>,
+    bearer: Uint<u32>,
+    direction: Uint<u32>,
     data: Bytes<'_>,
-    length_bits: Option<u64>,
+    length_bits: Option<Uint<u64>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (key, data) = (key.as_slice(), data.as_slice());
-    let mac = maybe_detach(py, data.len(), || zuc::eia3(key, count, bearer, direction, data, length_bits)).py_err()?;
+    let (key, data, length_bits) = (key.as_slice(), data.as_slice(), length_bits.map(|l| l.0));
+    let mac =
+        maybe_detach(py, data.len(), || zuc::eia3(key, count.0, bearer.0, direction.0, data, length_bits)).py_err()?;
     Ok(PyBytes::new(py, &mac))
 }
 
 #[pyfunction]
-#[pyo3(signature = (key, iv, data, tag_bits=32, length_bits=None))]
+#[pyo3(signature = (key, iv, data, tag_bits, length_bits=None))]
 fn zuc256_mac<'py>(
     py: Python<'py>,
     key: Bytes<'_>,
     iv: Bytes<'_>,
     data: Bytes<'_>,
-    tag_bits: u32,
-    length_bits: Option<u64>,
+    tag_bits: Uint<u32>,
+    length_bits: Option<Uint<u64>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (key, iv, data) = (key.as_slice(), iv.as_slice(), data.as_slice());
-    let tag = maybe_detach(py, data.len(), || zuc::zuc256_mac(key, iv, data, tag_bits, length_bits)).py_err()?;
+    let (key, iv, data, length_bits) = (key.as_slice(), iv.as_slice(), data.as_slice(), length_bits.map(|l| l.0));
+    let tag = maybe_detach(py, data.len(), || zuc::zuc256_mac(key, iv, data, tag_bits.0, length_bits)).py_err()?;
     Ok(PyBytes::new(py, &tag))
 }
 
-/// One message of eea3_many / eia3_many: (key, count, bearer, direction, data, length_bits).
-type ManyArg<'py> = (Bytes<'py>, u64, u32, u32, Bytes<'py>, Option<u64>);
+/// One converted message of eea3_many / eia3_many.
+struct Arg<'py> {
+    key: Bytes<'py>,
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: Bytes<'py>,
+    length_bits: Option<u64>,
+}
 
-fn messages<'a>(args: &'a [ManyArg<'_>]) -> (Vec<zuc::Message<'a>>, usize) {
+const SHAPE: &str = "(key, count, bearer, direction, data[, length_bits])";
+
+/// Converts the batch; a malformed message names its index.
+fn convert<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Vec<Arg<'py>>> {
+    let items = batch(messages, &format!("{SHAPE} tuples"))?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let f = item_fields(item, "message", i, &[5, 6], SHAPE)?;
+        let length_bits = match f.get(5) {
+            Some(l) if !l.is_none() => Some(field::<Uint<u64>>(l, "message", i)?.0),
+            _ => None,
+        };
+        out.push(Arg {
+            key: field(&f[0], "message", i)?,
+            count: field::<Uint<u64>>(&f[1], "message", i)?.0,
+            bearer: field::<Uint<u32>>(&f[2], "message", i)?.0,
+            direction: field::<Uint<u32>>(&f[3], "message", i)?.0,
+            data: field(&f[4], "message", i)?,
+            length_bits,
+        });
+    }
+    Ok(out)
+}
+
+fn messages<'a>(args: &'a [Arg<'_>]) -> (Vec<zuc::Message<'a>>, usize) {
     let msgs: Vec<zuc::Message<'a>> = args
         .iter()
-        .map(|(key, count, bearer, direction, data, length_bits)| zuc::Message {
-            key: key.as_slice(),
-            count: *count,
-            bearer: *bearer,
-            direction: *direction,
-            data: data.as_slice(),
-            length_bits: *length_bits,
+        .map(|a| zuc::Message {
+            key: a.key.as_slice(),
+            count: a.count,
+            bearer: a.bearer,
+            direction: a.direction,
+            data: a.data.as_slice(),
+            length_bits: a.length_bits,
         })
         .collect();
     let total = msgs.iter().map(|m| m.data.len()).sum();
     (msgs, total)
 }
 
-/// Messages whose outputs are written in one native call (the core's SIMD
-/// lanes take eight at a time).
-const EEA3_MANY_CHUNK: usize = 8;
-
+/// Every ciphertext is written straight into its new bytes object (fresh
+/// intermediate buffers would cost page faults on large outputs), in one
+/// core call that schedules the messages over its lanes.
 #[pyfunction]
-fn zuc_eea3_many<'py>(py: Python<'py>, messages_: Vec<ManyArg<'py>>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-    let (msgs, _) = messages(&messages_);
+fn zuc_eea3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let args = convert(messages_)?;
+    let (msgs, total) = messages(&args);
     let lens = zuc::eea3_many_output_lens(&msgs).py_err()?;
-    // Longest first, so that each chunk's messages have similar lengths; the
-    // ciphertexts are written straight into the new bytes objects (fresh
-    // intermediate buffers cost page faults each call on large outputs).
-    let mut order: Vec<usize> = (0..msgs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(lens[i]));
-    let mut out: Vec<Option<Bound<'py, PyBytes>>> = vec![None; msgs.len()];
-    for chunk in order.chunks(EEA3_MANY_CHUNK) {
-        let chunk_msgs: Vec<zuc::Message<'_>> = chunk.iter().map(|&i| msgs[i]).collect();
-        let chunk_lens: Vec<usize> = chunk.iter().map(|&i| lens[i]).collect();
-        let mut made = Vec::with_capacity(chunk.len());
-        eea3_nested(py, &chunk_msgs, &chunk_lens, Vec::new(), &mut made)?;
-        // `made` holds the innermost (last) message's bytes first
-        for (&i, b) in chunk.iter().zip(made.into_iter().rev()) {
-            out[i] = Some(b);
-        }
-    }
-    Ok(out.into_iter().flatten().collect())
-}
-
-/// Creates the bytes objects of `msgs` one inside the other's initialiser,
-/// so that all their buffers are writable at once, then encrypts into them.
-fn eea3_nested<'py>(
-    py: Python<'py>,
-    msgs: &[zuc::Message<'_>],
-    lens: &[usize],
-    bufs: Vec<&mut [u8]>,
-    made: &mut Vec<Bound<'py, PyBytes>>,
-) -> PyResult<()> {
-    let k = bufs.len();
-    if k == msgs.len() {
-        let mut bufs = bufs;
-        let total = lens.iter().sum();
-        return maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), msgs, &mut bufs)).py_err();
-    }
-    let b = PyBytes::new_with(py, lens[k], |buf| {
-        let mut bufs = bufs;
-        bufs.push(buf);
-        eea3_nested(py, msgs, lens, bufs, made)
-    })?;
-    made.push(b);
-    Ok(())
+    let outs: Vec<Bound<'py, PyBytes>> =
+        lens.iter().map(|&n| PyBytes::new_with(py, n, |_| Ok(()))).collect::<PyResult<_>>()?;
+    let mut bufs: Vec<&mut [u8]> = outs
+        .iter()
+        .zip(&lens)
+        .map(|(b, &n)| {
+            if n == 0 {
+                return Ok(&mut [][..]);
+            }
+            // SAFETY: each bytes object was created just above, has exactly
+            // `n` bytes and is referenced only by `outs` (not yet returned,
+            // hashed or shared), so writing its buffer before handing it to
+            // Python is what CPython's own PyBytes_FromStringAndSize(NULL, n)
+            // callers do. The pointer comes from the C API, not from a
+            // shared Rust reference, and the slices are dropped before `outs`.
+            let p = unsafe { pyo3::ffi::PyBytes_AsString(b.as_ptr()) } as *mut u8;
+            if p.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+            // SAFETY: see above; `p` points to `n` writable bytes.
+            Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+        })
+        .collect::<PyResult<_>>()?;
+    maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), &msgs, &mut bufs)).py_err()?;
+    drop(bufs);
+    Ok(outs)
 }
 
 #[pyfunction]
-fn zuc_eia3_many<'py>(py: Python<'py>, messages_: Vec<ManyArg<'py>>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-    let (msgs, total) = messages(&messages_);
+fn zuc_eia3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let args = convert(messages_)?;
+    let (msgs, total) = messages(&args);
     let tags = maybe_detach(py, total, || zuc::eia3_many(&msgs)).py_err()?;
     Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
 }
@@ -190,5 +211,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zuc_eia3_many, m)?)?;
     m.add_function(wrap_pyfunction!(zuc256_mac, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_backend, m)?)?;
+    m.add("ZUC_KEY_SIZE_128", zuc::KEY_SIZE_128)?;
+    m.add("ZUC_KEY_SIZE_256", zuc::KEY_SIZE_256)?;
     Ok(())
 }

@@ -13,12 +13,17 @@ pub enum Error {
     InvalidTag,
     /// A signature did not verify (or could not even be parsed).
     InvalidSignature,
+    /// A signature did not verify, with advice on a likely mix-up (it
+    /// verifies under the other widely deployed signer ID, for example).
+    InvalidSignatureHint(String),
     /// Public-key decryption failed. Deliberately opaque: it never says which
     /// check failed, so it cannot serve as an oracle.
     DecryptionFailed,
     /// A certificate (or chain, CRL, signed message) is well-formed but
     /// cannot be accepted; the message names the certificate and the reason.
     InvalidCertificate(String),
+    /// A streaming object was used after it was finalized.
+    AlreadyFinalized,
 }
 
 /// Shorthand for results carrying an [`Error`].
@@ -39,10 +44,13 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::InvalidInput(m) | Error::InvalidKey(m) | Error::InvalidCertificate(m) => f.write_str(m),
+            Error::InvalidInput(m) | Error::InvalidKey(m) | Error::InvalidSignatureHint(m) | Error::InvalidCertificate(m) => {
+                f.write_str(m)
+            }
             Error::InvalidTag => f.write_str("authentication tag does not match"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::DecryptionFailed => f.write_str("decryption failed"),
+            Error::AlreadyFinalized => f.write_str("this object was already finalized"),
         }
     }
 }

@@ -312,8 +312,16 @@ fn excessive_iteration_counts_are_refused() {
     let mut crafted = enc.clone();
     crafted[at + 2] = 0x7f;
     let m = key_message(encoding::private_key_from_der(&crafted, Some(b"pw")).unwrap_err());
-    assert!(m.contains("iteration count 8323072 is outside 1..=2000000"), "{m}");
+    assert!(m.contains("asks for 8323072 PBKDF2 iterations, above the cap of 100000"), "{m}");
+    assert!(m.contains("max_iterations=8323072"), "{m}");
     assert_eq!(encoding::private_key_from_der(&enc, Some(b"pw")).unwrap().secret.to_vec(), d);
+    // The caller's cap is the parameter: the default one, one below the
+    // file's count, and exactly the file's count (the cap is inclusive).
+    let capped = |max| encoding::private_key_from_der_capped(&enc, Some(b"pw"), max);
+    let m = key_message(capped(65535).unwrap_err());
+    assert!(m.contains("asks for 65536 PBKDF2 iterations, above the cap of 65535"), "{m}");
+    assert_eq!(capped(65536).unwrap().secret.to_vec(), d);
+    assert_eq!(encoding::DEFAULT_MAX_ITERATIONS, 100_000);
 }
 
 // ---- robustness: every truncation and single-byte change of real files --------------
@@ -348,14 +356,37 @@ fn mutated_files_never_panic() {
 }
 
 #[test]
-fn pem_with_crlf_and_surrounding_text_loads() {
+fn pem_with_crlf_and_whitespace_loads() {
     let pem = String::from_utf8(read("pkcs8.pem")).unwrap();
-    let crlf = format!("Bag Attributes: none\r\n{}\r\ntrailing text\r\n", pem.replace('\n', "\r\n"));
+    let crlf = format!("\r\n  {}\r\n\t\r\n", pem.replace('\n', "\r\n"));
     let k = encoding::private_key_from_pem(crlf.as_bytes(), None).unwrap();
     assert_eq!(k.secret.to_vec(), expected("private_key"));
     let legacy = String::from_utf8(read("sec1_aes256.pem")).unwrap().replace('\n', "\r\n");
     let k = encoding::private_key_from_pem(legacy.as_bytes(), Some(&password())).unwrap();
     assert_eq!(k.secret.to_vec(), expected("private_key"));
+}
+
+#[test]
+fn pem_with_anything_but_whitespace_around_one_block_is_refused() {
+    let pem = String::from_utf8(read("pkcs8.pem")).unwrap();
+    for (data, expect) in [
+        (format!("Bag Attributes: none\n{pem}"), "unexpected text before the PEM block"),
+        (format!("{pem}trailing text\n"), "unexpected text after the PEM block"),
+        (format!("{pem}{pem}"), "expected one PEM block, found 2"),
+    ] {
+        let m = key_message(encoding::private_key_from_pem(data.as_bytes(), None).unwrap_err());
+        assert!(m.contains(expect), "{m}");
+    }
+    // openssl ecparam -genkey: a parameters block, then the key, still loads.
+    encoding::private_key_from_pem(&read("ecparam_genkey.pem"), None).unwrap();
+    // Bundles of public keys are read with the *_all call.
+    let key = shangmi::sm2::PrivateKey::from_bytes(&expected("private_key")).unwrap();
+    let one = shangmi::encoding::sm2::public_key_to_pem(key.public_key()).unwrap();
+    let two = format!("{one}\n{one}");
+    assert!(shangmi::encoding::sm2::public_key_from_pem(two.as_bytes()).is_err());
+    let all = shangmi::encoding::sm2::public_keys_from_pem_all(two.as_bytes()).unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[1].to_bytes(false), key.public_key().to_bytes(false));
 }
 
 #[test]

@@ -222,8 +222,8 @@ fn bad_parameters_are_rejected() {
     };
     assert_eq!(err(zuc::eea3(&k, 0, 40, 0, b"x", None)), "bearer must be < 32, got 40");
     assert_eq!(err(zuc::eea3(&k, 0, 1, 2, b"x", None)), "direction must be 0 or 1, got 2");
-    assert_eq!(err(zuc::eea3(&k, 1 << 32, 1, 0, b"x", None)), "count must be < 2^32, got 4294967296");
-    assert_eq!(err(zuc::eea3(&k, 0, 1, 0, b"x", Some(9))), "length_bits must be at most 8 * len(data) = 8, got 9");
+    assert_eq!(err(zuc::eea3(&k, 1 << 32, 1, 0, b"x", None)), "count must be in [0, 2^32), got 4294967296");
+    assert_eq!(err(zuc::eea3(&k, 0, 1, 0, b"x", Some(9))), "length_bits must be in [0, 8 * len(data)] = [0, 8], got 9");
     assert_eq!(err(zuc::eea3(&k[..15], 0, 1, 0, b"x", None)), "128-EEA3 key must be 16 bytes, got 15");
     assert!(zuc::eia3(&k, 0, 32, 0, b"x", None).is_err());
     assert!(zuc::zuc256_mac(&[0; 32], &[0; 23], b"", 48, None).is_err());
@@ -379,9 +379,9 @@ fn many_rejects_bad_messages_by_index() {
         (Message { key: &key[..15], ..good }, "message 2: 128-EEA3 key must be 16 bytes, got 15"),
         (
             Message { length_bits: Some(65), ..good },
-            "message 2: length_bits must be at most 8 * len(data) = 64, got 65",
+            "message 2: length_bits must be in [0, 8 * len(data)] = [0, 64], got 65",
         ),
-        (Message { count: 1 << 32, ..good }, "message 2: count must be < 2^32, got 4294967296"),
+        (Message { count: 1 << 32, ..good }, "message 2: count must be in [0, 2^32), got 4294967296"),
         (Message { direction: 2, ..good }, "message 2: direction must be 0 or 1, got 2"),
     ];
     for (bad, want) in cases {

@@ -91,7 +91,7 @@ def run_eea3(args: argparse.Namespace) -> int:
     key = resolve_key(args, (16,))
     assert key is not None
     if args.length_bits is not None:
-        out = zuc.eea3(key, args.count, args.bearer, args.direction, _read_all(args.input), args.length_bits)
+        out = zuc.eea3(key, args.count, args.bearer, args.direction, _read_all(args.input), length_bits=args.length_bits)
         with open_output(args.output) as f:
             f.write(out)
         return 0
@@ -108,7 +108,7 @@ def run_eia3(args: argparse.Namespace) -> int:
     key = resolve_key(args, (16,))
     assert key is not None
     data = _read_all(args.input)
-    print(zuc.eia3(key, args.count, args.bearer, args.direction, data, args.length_bits).hex())
+    print(zuc.eia3(key, args.count, args.bearer, args.direction, data, length_bits=args.length_bits).hex())
     return 0
 
 

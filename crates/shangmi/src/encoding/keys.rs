@@ -112,9 +112,20 @@ pub fn public_key_from_der(der: &[u8]) -> Result<Vec<u8>> {
     Ok(bits.to_vec())
 }
 
-/// The encoded point of a `PUBLIC KEY` PEM block.
+/// The encoded point of a `PUBLIC KEY` PEM block (exactly one block, only
+/// whitespace around it).
 pub fn public_key_from_pem(data: &[u8]) -> Result<Vec<u8>> {
     let block = pem::decode(data).map_err(pem_error_as_key_error)?;
+    public_key_of_block(&block)
+}
+
+/// The encoded points of every block of a `PUBLIC KEY` PEM bundle.
+pub fn public_keys_from_pem_all(data: &[u8]) -> Result<Vec<Vec<u8>>> {
+    let blocks = pem::decode_all(data).map_err(pem_error_as_key_error)?;
+    blocks.iter().map(public_key_of_block).collect()
+}
+
+fn public_key_of_block(block: &pem::PemBlock) -> Result<Vec<u8>> {
     if block.label != "PUBLIC KEY" {
         return Err(Error::invalid_key(format!("expected a 'PUBLIC KEY' PEM block, got '{}'", block.label)));
     }
@@ -219,14 +230,25 @@ fn no_password(password: Option<&[u8]>) -> Result<()> {
 }
 
 /// Reads a DER private key: PKCS#8 `PrivateKeyInfo`, PBES2
-/// `EncryptedPrivateKeyInfo` (needs `password`) or SEC1 `ECPrivateKey`.
+/// `EncryptedPrivateKeyInfo` (needs `password`; at most
+/// [`DEFAULT_MAX_ITERATIONS`](super::pbe::DEFAULT_MAX_ITERATIONS) PBKDF2
+/// iterations) or SEC1 `ECPrivateKey`.
 pub fn private_key_from_der(der: &[u8], password: Option<&[u8]>) -> Result<DecodedPrivateKey> {
+    private_key_from_der_capped(der, password, super::pbe::DEFAULT_MAX_ITERATIONS)
+}
+
+/// [`private_key_from_der`] accepting up to `max_iterations` PBKDF2 iterations.
+pub fn private_key_from_der_capped(
+    der: &[u8],
+    password: Option<&[u8]>,
+    max_iterations: u32,
+) -> Result<DecodedPrivateKey> {
     match shape(der) {
         // EncryptedPrivateKeyInfo: SEQUENCE { AlgorithmIdentifier, OCTET STRING }.
         Some((Tag::Sequence, Some(Tag::OctetString))) => {
             let pw =
                 password.ok_or_else(|| Error::invalid_key("the private key is encrypted: a password is required"))?;
-            let plain = pbe::decrypt_pkcs8_der(der, pw)?;
+            let plain = pbe::decrypt_pkcs8_der(der, pw, max_iterations)?;
             // A wrong password that happens to leave valid padding gives garbage.
             from_pkcs8(&plain).map_err(|_| Error::invalid_key(super::WRONG_PASSWORD))
         }
@@ -248,8 +270,18 @@ pub fn private_key_from_der(der: &[u8], password: Option<&[u8]>) -> Result<Decod
 
 /// Reads a PEM private key: `PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`,
 /// `EC PRIVATE KEY` or `SM2 PRIVATE KEY` (the last two possibly with
-/// OpenSSL's legacy `Proc-Type: 4,ENCRYPTED` encryption).
+/// OpenSSL's legacy `Proc-Type: 4,ENCRYPTED` encryption). Exactly one key
+/// block, after any `... PARAMETERS` blocks, with only whitespace around.
 pub fn private_key_from_pem(data: &[u8], password: Option<&[u8]>) -> Result<DecodedPrivateKey> {
+    private_key_from_pem_capped(data, password, super::pbe::DEFAULT_MAX_ITERATIONS)
+}
+
+/// [`private_key_from_pem`] accepting up to `max_iterations` PBKDF2 iterations.
+pub fn private_key_from_pem_capped(
+    data: &[u8],
+    password: Option<&[u8]>,
+    max_iterations: u32,
+) -> Result<DecodedPrivateKey> {
     let block = pem::decode_skipping_parameters(data).map_err(pem_error_as_key_error)?;
     match block.label.as_str() {
         "PRIVATE KEY" => {
@@ -260,7 +292,7 @@ pub fn private_key_from_pem(data: &[u8], password: Option<&[u8]>) -> Result<Deco
             if !matches!(shape(&block.der), Some((Tag::Sequence, _))) {
                 return Err(Error::invalid_key("invalid encrypted PKCS#8 private key"));
             }
-            private_key_from_der(&block.der, password)
+            private_key_from_der_capped(&block.der, password, max_iterations)
         }
         "EC PRIVATE KEY" | "SM2 PRIVATE KEY" => {
             if block.header("Proc-Type").is_some() {

@@ -23,13 +23,15 @@ mod pbe;
 pub mod pem;
 pub mod sm2;
 mod sm2_der;
+mod sm2_modes;
 mod sm4cbc;
 
 pub use keys::{
-    private_key_from_der, private_key_from_pem, private_key_to_pkcs8_der, private_key_to_sec1_der, public_key_from_der,
-    public_key_from_pem, public_key_to_spki_der, DecodedPrivateKey, PrivateKeyFormat,
+    private_key_from_der, private_key_from_der_capped, private_key_from_pem, private_key_from_pem_capped,
+    private_key_to_pkcs8_der, private_key_to_sec1_der, public_key_from_der, public_key_from_pem,
+    public_key_to_spki_der, DecodedPrivateKey, PrivateKeyFormat,
 };
-pub use pbe::{encrypt_pkcs8_der, KeyEncryption, Pbes2Params};
+pub use pbe::{encrypt_pkcs8_der, KeyEncryption, Pbes2Params, DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS};
 pub use sm2_der::{cipher_from_der, cipher_to_der, signature_from_der, signature_to_der};
 
 use der::asn1::ObjectIdentifier;

@@ -17,11 +17,16 @@ use crate::{Error, Result};
 
 /// Iteration count we write (GmSSL's default).
 pub const DEFAULT_ITERATIONS: u32 = 65536;
-/// Refuse files asking for more work than this: a crafted file must not hang
-/// the loader (OpenSSL's and GmSSL's defaults are 2048 and 65536; OWASP's
-/// 2023 advice for PBKDF2-HMAC-SHA256 is 600,000). Two million SM3 iterations
-/// take about 3 s here; ten million took 14 s.
+/// The most iterations we write: a larger count is refused by
+/// [`encrypt_pkcs8_der`].
 pub const MAX_ITERATIONS: u32 = 2_000_000;
+/// The most PBKDF2 iterations a key file may ask for unless the caller
+/// allows more: the work is the file's choice, so an attacker-supplied file
+/// must not cost seconds per parse. OpenSSL and GmSSL write 2,048 to 65,536
+/// (we write [`DEFAULT_ITERATIONS`]); a file above this cap is refused with
+/// a message naming the count, and the caller who trusts it passes a larger
+/// `max_iterations`.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 100_000;
 
 /// Fixed PBES2 inputs, for reproducible output in tests. Normal callers pass
 /// `None` and get a fresh random salt and IV.
@@ -152,7 +157,7 @@ fn params_of<'a>(alg: &AlgorithmIdentifierRef<'a>, what: &str) -> Result<AnyRef<
 
 /// Decrypts a PBES2 `EncryptedPrivateKeyInfo`, returning the inner
 /// `PrivateKeyInfo` DER.
-pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8], max_iterations: u32) -> Result<Zeroizing<Vec<u8>>> {
     let info = EncryptedPrivateKeyInfo::from_der(der).map_err(|e| bad(der_problem(&e)))?;
     if info.algorithm.oid != oid::PBES2 {
         return Err(bad(format!(
@@ -209,8 +214,15 @@ pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8]) -> Result<Zeroizing
     };
     let iv: OctetStringRef<'_> =
         params_of(&p.scheme, "cipher")?.decode_as().map_err(|e| bad(format!("cipher IV: {}", der_problem(&e))))?;
-    if kdf.iterations == 0 || kdf.iterations > MAX_ITERATIONS {
-        return Err(bad(format!("PBKDF2 iteration count {} is outside 1..={MAX_ITERATIONS}", kdf.iterations)));
+    if kdf.iterations == 0 {
+        return Err(bad("PBKDF2 iteration count is 0"));
+    }
+    if kdf.iterations > max_iterations {
+        return Err(Error::invalid_key(format!(
+            "the private key file asks for {} PBKDF2 iterations, above the cap of {max_iterations}; \
+             if you trust the file, allow it with max_iterations={}",
+            kdf.iterations, kdf.iterations
+        )));
     }
     if let Some(l) = kdf.key_length {
         if l as usize != cipher.key_len() {
@@ -220,6 +232,24 @@ pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8]) -> Result<Zeroizing
     let mut key = Zeroizing::new(vec![0u8; cipher.key_len()]);
     derive(prf, password, kdf.salt.as_bytes(), kdf.iterations, &mut key);
     cipher.decrypt(&key, iv.as_bytes(), info.data.as_bytes())
+}
+
+impl KeyEncryption {
+    /// The name callers pass: "sm4" or "aes-256-cbc".
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyEncryption::Sm3Sm4 => "sm4",
+            KeyEncryption::Sha256Aes256 => "aes-256-cbc",
+        }
+    }
+
+    /// The profile called `name`, or an [`Error::InvalidInput`] listing them.
+    pub fn from_name(name: &str) -> Result<Self> {
+        [KeyEncryption::Sm3Sm4, KeyEncryption::Sha256Aes256]
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| Error::invalid(format!("encryption must be one of 'sm4', 'aes-256-cbc', got '{name}'")))
+    }
 }
 
 /// Which PBES2 profile [`encrypt_pkcs8_der`] writes.

@@ -34,24 +34,61 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Decodes the first PEM block in `data` (text before it, such as the
-/// "Bag Attributes" some tools print, is ignored).
-pub fn decode(data: &[u8]) -> Result<PemBlock> {
-    let text = std::str::from_utf8(data).map_err(|_| Error::invalid("PEM data is not valid UTF-8 text"))?;
-    decode_str(text).map(|(b, _)| b)
+fn text(data: &[u8]) -> Result<&str> {
+    std::str::from_utf8(data).map_err(|_| Error::invalid("PEM data is not valid UTF-8 text"))
 }
 
-/// Decodes the first PEM block whose label is not `... PARAMETERS`:
-/// `openssl ecparam -genkey` writes an `SM2 PARAMETERS` block before the key.
-pub fn decode_skipping_parameters(data: &[u8]) -> Result<PemBlock> {
-    let mut text = std::str::from_utf8(data).map_err(|_| Error::invalid("PEM data is not valid UTF-8 text"))?;
-    loop {
-        let (block, rest) = decode_str(text)?;
-        if !block.label.ends_with(" PARAMETERS") {
-            return Ok(block);
-        }
-        text = rest;
+fn only_whitespace(s: &str) -> bool {
+    s.chars().all(char::is_whitespace)
+}
+
+/// Decodes exactly one PEM block: only whitespace may surround it. Text
+/// before or after it, or a second block, is an error (a file with two keys
+/// must not silently give the first; read bundles with [`decode_all`]).
+pub fn decode(data: &[u8]) -> Result<PemBlock> {
+    let mut blocks = decode_all(data)?;
+    match blocks.len() {
+        1 => Ok(blocks.remove(0)),
+        n => Err(Error::invalid(format!("expected one PEM block, found {n}; read bundles with the *_all functions"))),
     }
+}
+
+/// Decodes exactly one PEM block, after any number of `... PARAMETERS`
+/// blocks: `openssl ecparam -genkey` writes an `SM2 PARAMETERS` block before
+/// the key. Otherwise as strict as [`decode`].
+pub fn decode_skipping_parameters(data: &[u8]) -> Result<PemBlock> {
+    let mut blocks = decode_all(data)?;
+    blocks.retain(|b| !b.label.ends_with(" PARAMETERS"));
+    match blocks.len() {
+        1 => Ok(blocks.remove(0)),
+        n => Err(Error::invalid(format!("expected one PEM block, found {n}; read bundles with the *_all functions"))),
+    }
+}
+
+/// Decodes every PEM block of a bundle, in order; only whitespace may come
+/// before, between and after them, and there must be at least one.
+pub fn decode_all(data: &[u8]) -> Result<Vec<PemBlock>> {
+    let mut rest = text(data)?;
+    let mut blocks = Vec::new();
+    loop {
+        let start = rest.find("-----BEGIN ");
+        let before = &rest[..start.unwrap_or(rest.len())];
+        if !only_whitespace(before) {
+            // The text itself is not echoed: it may be part of a secret.
+            let what = if blocks.is_empty() { "before" } else { "after" };
+            return Err(Error::invalid(format!(
+                "unexpected text {what} the PEM block (only whitespace may surround a PEM block)"
+            )));
+        }
+        let Some(start) = start else { break };
+        let (block, after) = decode_str(&rest[start..])?;
+        blocks.push(block);
+        rest = after;
+    }
+    if blocks.is_empty() {
+        return Err(Error::invalid("no PEM block found (missing '-----BEGIN ')"));
+    }
+    Ok(blocks)
 }
 
 /// The first block in `text` and the text after it.

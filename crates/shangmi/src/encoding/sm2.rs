@@ -3,6 +3,7 @@
 
 use zeroize::Zeroizing;
 
+pub use super::sm2_modes::{verify, verify_many, CiphertextMode, SignatureEncoding};
 use super::{keys, pbe, pem, KeyEncryption};
 use crate::sm2::{Ciphertext, PrivateKey, PublicKey, Signature};
 use crate::{Error, Result};
@@ -65,13 +66,29 @@ fn build_private(decoded: keys::DecodedPrivateKey) -> Result<PrivateKey> {
 
 /// A private key from DER: PKCS#8, encrypted PKCS#8 (with `password`) or SEC1.
 pub fn private_key_from_der(der: &[u8], password: Option<&[u8]>) -> Result<PrivateKey> {
-    build_private(keys::private_key_from_der(der, password)?)
+    private_key_from_der_capped(der, password, super::DEFAULT_MAX_ITERATIONS)
+}
+
+/// [`private_key_from_der`] accepting up to `max_iterations` PBKDF2 iterations.
+pub fn private_key_from_der_capped(der: &[u8], password: Option<&[u8]>, max_iterations: u32) -> Result<PrivateKey> {
+    build_private(keys::private_key_from_der_capped(der, password, max_iterations)?)
 }
 
 /// A private key from PEM: `PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`,
 /// `EC PRIVATE KEY` or `SM2 PRIVATE KEY` (legacy-encrypted too).
 pub fn private_key_from_pem(data: &[u8], password: Option<&[u8]>) -> Result<PrivateKey> {
-    build_private(keys::private_key_from_pem(data, password)?)
+    private_key_from_pem_capped(data, password, super::DEFAULT_MAX_ITERATIONS)
+}
+
+/// [`private_key_from_pem`] accepting up to `max_iterations` PBKDF2 iterations.
+pub fn private_key_from_pem_capped(data: &[u8], password: Option<&[u8]>, max_iterations: u32) -> Result<PrivateKey> {
+    build_private(keys::private_key_from_pem_capped(data, password, max_iterations)?)
+}
+
+/// Every public key of a PEM bundle of `PUBLIC KEY` blocks (only whitespace
+/// around and between them).
+pub fn public_keys_from_pem_all(data: &[u8]) -> Result<Vec<PublicKey>> {
+    keys::public_keys_from_pem_all(data)?.iter().map(|p| PublicKey::from_bytes(p)).collect()
 }
 
 /// PKCS#8 DER of a private key; with a password, PBES2 `EncryptedPrivateKeyInfo`
@@ -105,7 +122,16 @@ pub fn private_key_to_sec1_der(key: &PrivateKey) -> Result<Zeroizing<Vec<u8>>> {
     keys::private_key_to_sec1_der(&key.to_bytes(), &key.public_key().to_bytes(false))
 }
 
-/// SEC1 PEM under `label` (`EC PRIVATE KEY`, or `SM2 PRIVATE KEY` as OpenSSL 3 writes).
+/// The PEM labels a SEC1 private key may be written under.
+pub const SEC1_LABELS: [&str; 2] = ["SM2 PRIVATE KEY", "EC PRIVATE KEY"];
+
+/// SEC1 PEM under `label`, one of [`SEC1_LABELS`] (`EC PRIVATE KEY`, or
+/// `SM2 PRIVATE KEY` as OpenSSL 3 writes).
 pub fn private_key_to_sec1_pem(key: &PrivateKey, label: &str) -> Result<Zeroizing<String>> {
+    if !SEC1_LABELS.contains(&label) {
+        return Err(Error::invalid(format!(
+            "sec1_label must be one of 'SM2 PRIVATE KEY', 'EC PRIVATE KEY', got '{label}'"
+        )));
+    }
     Ok(pem::encode(label, &[], &private_key_to_sec1_der(key)?))
 }

@@ -9,8 +9,9 @@
 
 use zeroize::Zeroize;
 
+use super::backend::Backend;
 use super::core::State;
-use super::Backend;
+use super::spec::{window_at, window_word};
 
 /// Message words per chunk.
 const CHUNK_WORDS: usize = 512;
@@ -18,48 +19,12 @@ const CHUNK_WORDS: usize = 512;
 /// past the current message word.
 const EXTRA: usize = 10;
 
-/// The window sum of one message word `m` (big-endian bit order) against the
-/// 64-bit keystream `k0 ‖ k1`, constant time.
-#[inline(always)]
-pub(crate) fn window_word_portable(m: u32, k0: u32, k1: u32) -> u32 {
-    let k = ((k0 as u64) << 32) | k1 as u64;
-    let mut t = 0u32;
-    for b in 0..32 {
-        let mask = ((m >> (31 - b)) & 1).wrapping_neg();
-        t ^= mask & ((k << b) >> 32) as u32;
-    }
-    t
-}
-
 /// Generates keystream into `buf[*valid..need]` if not there yet.
 fn ensure(st: &mut State, buf: &mut [u32], valid: &mut usize, need: usize) {
     if *valid < need {
         st.generate(&mut buf[*valid..need]);
         *valid = need;
     }
-}
-
-/// The 32-bit window of the keystream starting at bit `pos` of `ks`.
-#[inline(always)]
-pub(crate) fn window_at(ks: &[u32], pos: usize) -> u32 {
-    let (w, b) = (pos / 32, pos % 32);
-    let k = ((ks[w] as u64) << 32) | ks[w + 1] as u64;
-    ((k << b) >> 32) as u32
-}
-
-pub(crate) fn window_xor(backend: Backend, msg: &[u8], ks: &[u32]) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    if backend.is_x86_simd() {
-        // SAFETY: the SIMD backends are only used when the CPU has the features.
-        return unsafe { super::x86::window_xor(msg, ks) };
-    }
-    let _ = backend;
-    let mut t = 0u32;
-    for (j, m) in msg.chunks_exact(4).enumerate() {
-        let m = u32::from_be_bytes([m[0], m[1], m[2], m[3]]);
-        t ^= window_word_portable(m, ks[j], ks[j + 1]);
-    }
-    t
 }
 
 /// The tag words of a ZUC MAC.
@@ -75,6 +40,7 @@ pub(crate) fn mac_words(
     tag_words: usize,
     offset: usize,
 ) -> [u32; 4] {
+    let kernels = super::core::kernels(backend);
     let mut tag = [0u32; 4];
     let full = length_bits / 32;
     let mut buf = [0u32; CHUNK_WORDS + EXTRA];
@@ -91,7 +57,7 @@ pub(crate) fn mac_words(
         ensure(&mut st, &mut buf, &mut valid, n + EXTRA);
         let msg = &data[4 * j0..4 * (j0 + n)];
         for (k, t) in tag.iter_mut().enumerate().take(tag_words) {
-            *t ^= window_xor(backend, msg, &buf[offset + k..offset + k + n + 1]);
+            *t ^= kernels.window_xor(msg, &buf[offset + k..offset + k + n + 1]);
         }
         buf.copy_within(n..valid, 0);
         valid -= n;
@@ -106,7 +72,7 @@ pub(crate) fn mac_words(
         last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
         let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
         for (k, t) in tag.iter_mut().enumerate().take(tag_words) {
-            *t ^= window_word_portable(m, buf[offset + k], buf[offset + k + 1]);
+            *t ^= window_word(m, buf[offset + k], buf[offset + k + 1]);
         }
         last.zeroize();
     }

@@ -11,8 +11,11 @@
 
 use zeroize::Zeroize;
 
+use super::backend::Backend;
 use super::core::State;
-use super::{check_length, check_params, eea3_output_len, key16, mac, Backend};
+use super::params::{check_length, check_params, eea3_output_len, key16};
+use super::spec::{self, eea3_iv, eia3_iv};
+use super::{mac, ops};
 use crate::{Error, Result};
 
 /// One 3GPP message for [`eea3_many`] / [`eia3_many`]: the arguments of
@@ -56,21 +59,6 @@ impl Drop for Checked {
     fn drop(&mut self) {
         self.key.zeroize();
     }
-}
-
-fn eea3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
-    let mut iv = [0u8; 16];
-    iv[..4].copy_from_slice(&count.to_be_bytes());
-    iv[4] = ((bearer << 3) | (direction << 2)) as u8;
-    iv.copy_within(0..8, 8);
-    iv
-}
-
-fn eia3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
-    let c = count.to_be_bytes();
-    let b = (bearer << 3) as u8;
-    let d = (direction << 7) as u8;
-    [c[0], c[1], c[2], c[3], b, 0, 0, 0, c[0] ^ d, c[1], c[2], c[3], b, 0, d, 0]
 }
 
 /// Validates every message first (nothing is computed if one is invalid);
@@ -193,7 +181,7 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
     }
     for (m, out) in msgs.iter().zip(outs.iter_mut()) {
         debug_assert_eq!(eea3_output_len(m.data.len(), m.length_bits).ok(), Some(out.len()));
-        super::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
+        ops::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
     }
     Ok(())
 }
@@ -214,10 +202,10 @@ fn eia3_tail(win: &[u32], base: usize, data: &[u8], length_bits: usize) -> u32 {
         let bytes = rem.div_ceil(8);
         last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
         let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
-        t ^= mac::window_word_portable(m, at(full), at(full + 1));
+        t ^= spec::window_word(m, at(full), at(full + 1));
         last.zeroize();
     }
-    t ^= mac::window_at(&win[full - base..], rem);
+    t ^= spec::window_at(&win[full - base..], rem);
     // MAC = T ^ z_{L-1}, L = ceil(LENGTH/32) + 2 words
     t ^= at(length_bits.div_ceil(32) + 1);
     t
@@ -240,6 +228,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
         // least two blocks (so that `win` is full).
         let needed: Vec<usize> = checked.iter().map(|c| (c.length_bits / 32 + BLOCK).max(2 * BLOCK)).collect();
         let mut tags = vec![[0u8; 4]; msgs.len()];
+        let kernels = super::core::kernels(backend);
         for group in groups(&needed, LANES) {
             let mut keys = [[0u8; 16]; LANES];
             let mut ivs = [[0u8; 16]; LANES];
@@ -274,7 +263,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
                         let j1 = (have - BLOCK).min(full);
                         if j0 < j1 {
                             let msg = &msgs[i].data[4 * j0..4 * j1];
-                            acc[l] ^= mac::window_xor(backend, msg, &win[l][..j1 - j0 + 1]);
+                            acc[l] ^= kernels.window_xor(msg, &win[l][..j1 - j0 + 1]);
                         }
                     }
                     if have >= needed[i] {

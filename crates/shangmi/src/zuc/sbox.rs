@@ -68,6 +68,19 @@ const fn pack_nibbles(t: &[u8; 16]) -> u64 {
     v
 }
 
+/// S0's last two steps in one 16-entry table for the SIMD backend:
+/// Q3[n] = rotl5(P3[n] << 4) ^ rotl5(n) on bytes, so that
+/// S0(x) = Q3[t1] ^ (t2 << 1) (the rotation of t2 << 4 by 5 is t2 << 1).
+pub(crate) const Q3: [u8; 16] = {
+    let mut q = [0u8; 16];
+    let mut n = 0;
+    while n < 16 {
+        q[n] = (P3[n] << 4).rotate_left(5) ^ (n as u8).rotate_left(5);
+        n += 1;
+    }
+    q
+};
+
 const P1_PACKED: u64 = pack_nibbles(&P1);
 const P2_PACKED: u64 = pack_nibbles(&P2);
 const P3_PACKED: u64 = pack_nibbles(&P3);
@@ -106,10 +119,48 @@ const TOWER_IN_HI: u128 = 0xd32ffe0249b564984bb7669ad12dfc00;
 /// A · (the isomorphism back), on the low and the high nibble.
 const TOWER_OUT_LO: u128 = 0x2dbae1763aadf6614cdb80175bcc9700;
 const TOWER_OUT_HI: u128 = 0x98a7a49b2a151629b18e8db2033c3f00;
-/// n²·8, n² and n⁻¹ in GF(16), one nibble per entry.
-const GF16_SQ_LAMBDA: u64 = 0xf7914c2a5d3be680;
-const GF16_SQ: u64 = 0xabef98dc67235410;
-const GF16_INV: u64 = 0x834a5c2f67bde910;
+/// The product in GF(16) = GF(2)[z]/(z⁴ + z + 1) (compile time only).
+const fn gf16_mul(mut a: u8, b: u8) -> u8 {
+    let mut r = 0;
+    let mut i = 0;
+    while i < 4 {
+        if (b >> i) & 1 == 1 {
+            r ^= a;
+        }
+        a <<= 1;
+        if a & 0x10 != 0 {
+            a ^= 0x13;
+        }
+        i += 1;
+    }
+    r
+}
+
+/// A GF(16) function tabulated as 16 nibbles (entry n at bits 4n..4n+4).
+const fn gf16_table(f: u8) -> u64 {
+    let mut t = [0u8; 16];
+    let mut n = 0;
+    while n < 16 {
+        let sq = gf16_mul(n as u8, n as u8);
+        t[n] = match f {
+            0 => gf16_mul(sq, 8),
+            1 => sq,
+            _ => {
+                // n⁻¹ = n¹⁴ (0 maps to 0)
+                let n4 = gf16_mul(sq, sq);
+                let n8 = gf16_mul(n4, n4);
+                gf16_mul(gf16_mul(n8, n4), sq)
+            }
+        };
+        n += 1;
+    }
+    pack_nibbles(&t)
+}
+
+/// n²·8 (8 = z³ is the tower's λ), n² and n⁻¹ in GF(16), one nibble per entry.
+const GF16_SQ_LAMBDA: u64 = gf16_table(0);
+const GF16_SQ: u64 = gf16_table(1);
+const GF16_INV: u64 = gf16_table(2);
 
 /// Entry `i & 15` of a 16-byte table held in a register.
 #[inline(always)]
@@ -178,6 +229,18 @@ mod tests {
         for x in 0..256u32 {
             assert_eq!(s0(x), S0[x as usize] as u32, "S0({x:#04x})");
         }
+    }
+
+    #[test]
+    fn derived_tables_match_their_former_literals() {
+        // The values the derivation script printed before these were const fns.
+        assert_eq!(GF16_SQ_LAMBDA, 0xf7914c2a5d3be680);
+        assert_eq!(GF16_SQ, 0xabef98dc67235410);
+        assert_eq!(GF16_INV, 0x834a5c2f67bde910);
+        assert_eq!(
+            Q3,
+            [0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb]
+        );
     }
 
     #[test]

@@ -40,234 +40,11 @@ use core::arch::x86_64::*;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::core::BATCH;
+use super::backend::{Backend, Generator, Kernels};
+use super::spec::{self, BATCH};
+use crate::cpu::{AesAvx2, Avx512Vl, Token};
 
-pub(super) const P1: [u8; 16] =
-    [0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09];
-pub(super) const P2: [u8; 16] =
-    [0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02];
-pub(super) const Q3: [u8; 16] =
-    [0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb];
-pub(super) const PRE_LO: [u8; 16] =
-    [0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35];
-pub(super) const PRE_HI: [u8; 16] =
-    [0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1];
-/// Linear part of POST on the low nibble (the 0x55 constant is added separately).
-pub(super) const POST_LO: [u8; 16] =
-    [0x00, 0x4f, 0x90, 0xdf, 0x4b, 0x04, 0xdb, 0x94, 0x37, 0x78, 0xa7, 0xe8, 0x7c, 0x33, 0xec, 0xa3];
-pub(super) const POST_HI: [u8; 16] =
-    [0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26];
-
-/// Bytes of each 32-bit word (little-endian positions) that go through S1:
-/// positions 0 and 2 (S-box order from the most significant byte is S0, S1, S0, S1).
-pub(super) const S1_POS: [u8; 16] = [0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0, 0x0f, 0];
-
-#[inline(always)]
-unsafe fn load16(t: &[u8; 16]) -> __m128i {
-    // SAFETY: reading 16 bytes from a 16-byte array.
-    unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
-}
-
-/// The constants of F's SIMD step.
-struct FConsts {
-    p1: __m128i,
-    p2: __m128i,
-    q3: __m128i,
-    pre_lo: __m128i,
-    pre_hi: __m128i,
-    post_lo: __m128i,
-    post_hi: __m128i,
-    s1_pos: __m128i,
-    nib: __m128i,
-    s0_mask: __m128i,
-    aes_key: __m128i,
-    q0: __m128i,
-    q1: __m128i,
-    y1: __m128i,
-    y2: __m128i,
-    y3: __m128i,
-    rot_l: __m128i,
-    rot_r: __m128i,
-    r1: __m128i,
-    r2: __m128i,
-    r3: __m128i,
-    r4: __m128i,
-    /// 0xff on S1's bytes (the even ones).
-    s1_even: __m128i,
-    /// AESENCLAST key of the AVX-512 form: 0xee on S1's bytes, 0x63 on S0's.
-    aes_key_even: __m128i,
-}
-
-impl FConsts {
-    #[inline(always)]
-    unsafe fn new() -> FConsts {
-        // SAFETY: SSE2 loads/sets of constants (the caller enables the features).
-        unsafe {
-            FConsts {
-                p1: load16(&P1),
-                p2: load16(&P2),
-                q3: load16(&Q3),
-                pre_lo: load16(&PRE_LO),
-                pre_hi: load16(&PRE_HI),
-                post_lo: load16(&POST_LO),
-                post_hi: load16(&POST_HI),
-                s1_pos: load16(&S1_POS),
-                nib: _mm_set1_epi8(0x0f),
-                // S0 lanes are the odd bytes of each word.
-                s0_mask: _mm_set1_epi16(0xff00u16 as i16),
-                // AESENCLAST adds 0x63 (cancelling SubBytes' constant) and 0x8d,
-                // whose image under POST is 0x55, the constant of S1's affine
-                // map; so the POST lookups are linear and give 0 where masked out.
-                aes_key: _mm_set1_epi8(0xeeu8 as i8),
-                // L1(u) = u ^ rol24(u) ^ rol2(u ^ rol8(u) ^ rol16(u)) and
-                // L2(v) = v ^ rol8(v) ^ rol6(rol8(v) ^ rol16(v) ^ rol24(v)): the
-                // rotations by whole bytes are byte shuffles straight from
-                // W = (W1, W2), with u = W1 << 16 | W2 >> 16 and v = W2 << 16 | W1 >> 16.
-                // Every shuffle yields (lane for u, lane for v) twice: the copy in
-                // lanes 2, 3 feeds AESENCLAST's ShiftRows, which moves bytes 10
-                // and 14 onto positions 2 and 6.
-                q0: _mm_setr_epi8(6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5), // (u, v)
-                q1: _mm_setr_epi8(7, 0, 1, 6, 5, 2, 3, 4, 7, 0, 1, 6, 5, 2, 3, 4), // (rol24 u, rol8 v)
-                y1: _mm_setr_epi8(6, 7, 0, 1, 5, 2, 3, 4, 6, 7, 0, 1, 5, 2, 3, 4), // (u, rol8 v)
-                y2: _mm_setr_epi8(1, 6, 7, 0, 4, 5, 2, 3, 1, 6, 7, 0, 4, 5, 2, 3), // (rol8 u, rol16 v)
-                y3: _mm_setr_epi8(0, 1, 6, 7, 3, 4, 5, 2, 0, 1, 6, 7, 3, 4, 5, 2), // (rol16 u, rol24 v)
-                rot_l: _mm_setr_epi32(2, 6, 2, 6),
-                rot_r: _mm_setr_epi32(30, 26, 30, 26),
-                // L1 rotates u by 2, 10, 18, 24; L2 rotates v by 8, 14, 22, 30.
-                r1: _mm_setr_epi32(2, 8, 2, 8),
-                r2: _mm_setr_epi32(10, 14, 10, 14),
-                r3: _mm_setr_epi32(18, 22, 18, 22),
-                r4: _mm_setr_epi32(24, 30, 24, 30),
-                s1_even: _mm_set1_epi16(0x00ff),
-                aes_key_even: _mm_set1_epi16(0x63ee),
-            }
-        }
-    }
-}
-
-/// One F update: from W = (R1 + X1, R2) and c = (L1(X2 >> 16), L2(X2 << 16)),
-/// each twice (lanes 0, 1 and 2, 3), the new (R1, R2) twice. (The AVX2 form
-/// reads only lanes 0, 1 of W.)
-///
-/// The S1 half is written first: it is the longer path (AESENCLAST's
-/// latency), and the out-of-order core gives a port to the oldest ready
-/// instruction, so S0's shuffles (which have slack) must not come earlier in
-/// program order than S1's, or they take port 5 from it (measured: about 3
-/// cycles per word on Skylake-SP).
-#[inline(always)]
-unsafe fn f_core<const AVX512: bool>(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
-    if AVX512 {
-        // SAFETY: the caller enables AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
-        return unsafe { f_core_avx512(k, w, c) };
-    }
-    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1.
-    unsafe {
-        let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
-        let y = _mm_xor_si128(
-            _mm_xor_si128(_mm_shuffle_epi8(w, k.y1), _mm_shuffle_epi8(w, k.y2)),
-            _mm_shuffle_epi8(w, k.y3),
-        );
-        let l = _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r));
-
-        // S-box layer on the bytes of l.
-        let lo = _mm_and_si128(l, k.nib);
-        let hi = _mm_and_si128(_mm_srli_epi16(l, 4), k.nib);
-        // S1 (first: see above)
-        let pre = _mm_xor_si128(_mm_shuffle_epi8(k.pre_lo, lo), _mm_shuffle_epi8(k.pre_hi, hi));
-        let o = _mm_aesenclast_si128(pre, k.aes_key);
-        // S0
-        let t2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
-        let t1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, t2), lo);
-        let s0 = _mm_xor_si128(_mm_shuffle_epi8(k.q3, t1), _mm_add_epi8(t2, t2));
-        let s0 = _mm_and_si128(s0, k.s0_mask);
-        let olo = _mm_and_si128(o, k.s1_pos);
-        let ohi = _mm_and_si128(_mm_srli_epi16(o, 4), k.s1_pos);
-        _mm_xor_si128(_mm_xor_si128(s0, _mm_shuffle_epi8(k.post_lo, olo)), _mm_shuffle_epi8(k.post_hi, ohi))
-    }
-}
-
-/// [`f_core`] with AVX-512VL: rotations in one instruction (VPROLVD) and
-/// three-input logic (VPTERNLOGD) that also applies the nibble and byte masks.
-///
-/// Compared with the AVX2 form, the dependency chain from W to the next W is
-/// shorter by 5 instructions: the high nibbles come from the two halves of
-/// L's sum rotated by 4 (in parallel with the low nibbles) instead of a shift
-/// and a mask after the sum, PRE's lookups are masked to S1's bytes inside
-/// their XOR, and so AESENCLAST's output is 0 on S0's bytes (its key is 0x63
-/// there, SubBytes(0) = 0x63), which lets POST use the output directly (one
-/// AND for the low nibbles, one 16-bit shift for the high ones).
-/// Constant time: register-only instructions, no data-dependent memory access
-/// or branch (the same argument as the AVX2 form, which valgrind checks).
-#[inline(always)]
-unsafe fn f_core_avx512(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
-    // SAFETY: the caller enables AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
-    unsafe {
-        const XOR3: i32 = 0x96;
-        // (a ^ b) & c
-        const XOR_AND: i32 = 0x28;
-        // (u, v) twice: W = (W1, W2) twice is one 64-bit lane rotated by 16.
-        let a = _mm_rol_epi64::<16>(w);
-        // L1(u) = u ^ rol2 ^ rol10 ^ rol18 ^ rol24, L2(v) = v ^ rol8 ^ rol14 ^ rol22 ^ rol30,
-        // as two partial sums t1, t2 (c, the X2 part, in t2).
-        let t1 = _mm_ternarylogic_epi32::<XOR3>(a, _mm_rolv_epi32(a, k.r1), _mm_rolv_epi32(a, k.r2));
-        let t2 = _mm_ternarylogic_epi32::<XOR3>(c, _mm_rolv_epi32(a, k.r3), _mm_rolv_epi32(a, k.r4));
-        let lo = _mm_ternarylogic_epi32::<XOR_AND>(t1, t2, k.nib);
-        let hi = _mm_ternarylogic_epi32::<XOR_AND>(_mm_ror_epi32::<4>(t1), _mm_ror_epi32::<4>(t2), k.nib);
-        // S1 (first: see f_core); S0's bytes of `pre` cleared.
-        let pre = _mm_ternarylogic_epi32::<XOR_AND>(
-            _mm_shuffle_epi8(k.pre_lo, lo),
-            _mm_shuffle_epi8(k.pre_hi, hi),
-            k.s1_even,
-        );
-        let o = _mm_aesenclast_si128(pre, k.aes_key_even);
-        // S0
-        let t2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
-        let t1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, t2), lo);
-        let s0 = _mm_ternarylogic_epi32::<XOR_AND>(_mm_shuffle_epi8(k.q3, t1), _mm_add_epi8(t2, t2), k.s0_mask);
-        // POST on S1's bytes; o is 0 on S0's, so the high nibble of each S1
-        // byte after a 16-bit shift is clean, and POST's tables map 0 to 0.
-        let olo = _mm_and_si128(o, k.nib);
-        let ohi = _mm_srli_epi16(o, 4);
-        _mm_ternarylogic_epi32::<XOR3>(s0, _mm_shuffle_epi8(k.post_lo, olo), _mm_shuffle_epi8(k.post_hi, ohi))
-    }
-}
-
-/// One F update outside the batch loop (initialisation): new (R1, R2).
-///
-/// # Safety
-/// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
-#[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    // SAFETY: same features as this function.
-    unsafe { f_update_with::<false>(r1, r2, x1, x2) }
-}
-
-/// [`f_update`] with the AVX-512 form of F (for the tests).
-///
-/// # Safety
-/// The CPU must support AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
-#[cfg(test)]
-#[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
-unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    // SAFETY: same features as this function.
-    unsafe { f_update_with::<true>(r1, r2, x1, x2) }
-}
-
-#[inline(always)]
-unsafe fn f_update_with<const AVX512: bool>(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    let (cu, cv) = (x2 >> 16, x2 << 16);
-    let lu = cu ^ cu.rotate_left(2) ^ cu.rotate_left(10) ^ cu.rotate_left(18) ^ cu.rotate_left(24);
-    let lv = cv ^ cv.rotate_left(8) ^ cv.rotate_left(14) ^ cv.rotate_left(22) ^ cv.rotate_left(30);
-    // SAFETY: the callers enable the features of F's form.
-    unsafe {
-        let k = FConsts::new();
-        let w1 = r1.wrapping_add(x1) as i32;
-        let w = _mm_setr_epi32(w1, r2 as i32, w1, r2 as i32);
-        let c = _mm_setr_epi32(lu as i32, lv as i32, lu as i32, lv as i32);
-        let r = f_core::<AVX512>(&k, w, c);
-        (_mm_cvtsi128_si32(r) as u32, _mm_extract_epi32::<1>(r) as u32)
-    }
-}
+use super::x86_f::{f_core, f_update, load16, FConsts};
 
 /// The keystream generator state of the SIMD backend.
 ///
@@ -321,20 +98,7 @@ impl Stream {
             avx512,
         });
         st.cells[0][..16].copy_from_slice(lfsr);
-        let cells = &mut st.cells[0];
-        let mut last = cells[15] as u64;
-        for i in 0..BATCH {
-            // s15 chained through a register (see run_f)
-            let v = (last << 15)
-                + ((cells[i + 13] as u64) << 17)
-                + ((cells[i + 10] as u64) << 21)
-                + ((cells[i + 4] as u64) << 20)
-                + ((cells[i] as u64) << 8)
-                + cells[i] as u64;
-            let v = (v & 0x7fff_ffff) + (v >> 31);
-            last = (v & 0x7fff_ffff) + (v >> 31);
-            cells[16 + i] = last as u32;
-        }
+        spec::lfsr_run(&mut st.cells[0], BATCH, 2);
         // SAFETY: same features as this function.
         unsafe { st.start_batch() };
         st
@@ -585,13 +349,7 @@ impl Stream {
                 // One fold keeps each cell below 2^32 and congruent mod 2^31 - 1
                 // (inputs < 2^31 + 2^23 give sums < 2^54); `start_batch`
                 // finishes the reduction for the whole batch with vector ops.
-                let v = (last << 15)
-                    + ((next[i + 13] as u64) << 17)
-                    + ((next[i + 10] as u64) << 21)
-                    + ((next[i + 4] as u64) << 20)
-                    + ((next[i] as u64) << 8)
-                    + next[i] as u64;
-                last = (v & 0x7fff_ffff) + (v >> 31);
+                last = spec::fold(spec::lfsr_sum(last, next[i + 13], next[i + 10], next[i + 4], next[i]));
                 next[16 + i] = last as u32;
 
                 // W1 = R1 + X1 in lanes 0 and 2; lanes 1 and 3 keep R2 (its X2 part is in c).
@@ -659,7 +417,7 @@ pub(crate) unsafe fn window_xor(msg: &[u8], ks: &[u32]) -> u32 {
         }
         for j in 4 * blocks..words {
             let m = u32::from_be_bytes([msg[4 * j], msg[4 * j + 1], msg[4 * j + 2], msg[4 * j + 3]]);
-            tail ^= super::mac::window_word_portable(m, ks[j], ks[j + 1]);
+            tail ^= spec::window_word(m, ks[j], ks[j + 1]);
         }
         let acc = _mm_xor_si128(acc0, acc1);
         (_mm_cvtsi128_si64(acc) as u64 >> 32) as u32
@@ -667,34 +425,64 @@ pub(crate) unsafe fn window_xor(msg: &[u8], ks: &[u32]) -> u32 {
     acc ^ tail
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The SIMD backend's kernels. A value exists only once AES-NI, AVX2,
+/// SSSE3/SSE4.1 and PCLMULQDQ were detected (it holds the token).
+pub(crate) struct SimdKernels {
+    _token: AesAvx2,
+}
 
-    /// The SIMD F update (L1/L2 by shuffles and rotations, S-boxes by AES-NI
-    /// and nibble shuffles) equals the portable one, itself checked against
-    /// the S-box tables, on many inputs covering every byte value.
-    #[test]
-    fn simd_f_matches_portable() {
-        if !super::super::Backend::Simd.is_available() {
-            return;
-        }
-        let avx512 = super::super::Backend::Avx512.is_available();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for i in 0..20_000u32 {
-            // xorshift64*: deterministic, covers all bytes in all positions
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            let a = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
-            let (r1, r2, x1, x2) = (a as u32, (a >> 32) as u32, (a as u32).rotate_left(7) ^ i, (a >> 17) as u32);
-            let want = super::super::core::f_update(r1, r2, x1, x2);
-            // SAFETY: features checked above.
-            assert_eq!(unsafe { f_update(r1, r2, x1, x2) }, want);
-            if avx512 {
-                // SAFETY: AVX-512F/VL checked above.
-                assert_eq!(unsafe { f_update_avx512(r1, r2, x1, x2) }, want);
-            }
-        }
+impl SimdKernels {
+    /// The kernels, if [`crate::cpu`] allows them.
+    pub(crate) fn get() -> Option<&'static SimdKernels> {
+        static KERNELS: std::sync::OnceLock<Option<SimdKernels>> = std::sync::OnceLock::new();
+        KERNELS.get_or_init(|| AesAvx2::get().map(|t| SimdKernels { _token: t })).as_ref()
+    }
+}
+
+impl Kernels for SimdKernels {
+    fn f_update(&self, r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+        // SAFETY: the token in `self` proves AVX2, AES-NI, SSSE3 and SSE4.1.
+        unsafe { f_update(r1, r2, x1, x2) }
+    }
+
+    fn window_xor(&self, msg: &[u8], ks: &[u32]) -> u32 {
+        // SAFETY: the token in `self` proves AVX2, PCLMULQDQ, SSSE3 and SSE4.1.
+        unsafe { window_xor(msg, ks) }
+    }
+}
+
+/// A SIMD stream for an initialised state, if `backend` is a SIMD backend
+/// this CPU runs (`None` otherwise: the caller keeps the portable one).
+pub(crate) fn generator(backend: Backend, lfsr: &[u32; 16], r1: u32, r2: u32) -> Option<Box<dyn Generator>> {
+    let token = match backend {
+        Backend::Simd | Backend::Avx512 => AesAvx2::get()?,
+        Backend::Portable => return None,
+    };
+    let avx512 = match backend {
+        Backend::Avx512 => Some(Avx512Vl::get()?),
+        _ => None,
+    };
+    // SAFETY: `token` proves AVX2, AES-NI, SSSE3 and SSE4.1; `avx512` is set
+    // only with a token proving AVX-512F and VL.
+    let stream = unsafe { Stream::new(lfsr, r1, r2, avx512.is_some()) };
+    Some(Box::new(Checked { stream, _token: token }))
+}
+
+/// A [`Stream`] with the token that proves its features, so that its
+/// methods can be called safely through [`Generator`].
+struct Checked {
+    stream: Box<Stream>,
+    _token: AesAvx2,
+}
+
+impl Generator for Checked {
+    fn generate(&mut self, out: &mut [u32]) {
+        // SAFETY: `_token` proves the features Stream needs.
+        unsafe { self.stream.generate(out) }
+    }
+
+    fn xor_be(&mut self, src: &[u8], dst: &mut [u8]) {
+        // SAFETY: as above.
+        unsafe { self.stream.xor_be(src, dst) }
     }
 }

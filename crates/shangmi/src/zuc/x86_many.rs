@@ -18,8 +18,9 @@ use core::arch::x86_64::*;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::core::D128;
-use super::x86::{P1, P2, POST_HI, POST_LO, PRE_HI, PRE_LO, Q3, S1_POS};
+use super::sbox::{P1, P2, Q3};
+use super::spec::D128;
+use super::x86_f::{POST_HI, POST_LO, PRE_HI, PRE_LO, S1_POS};
 
 /// Streams processed together.
 pub(crate) const LANES: usize = 8;

@@ -1,0 +1,211 @@
+//! Wire-format choices of the SM2 API as enums with their names, and the
+//! operations that depend on them: parsing and encoding ciphertexts and
+//! signatures, verification with advice on a likely signer-ID mix-up, and
+//! batch verification of encoded signatures. Callers with option names as
+//! text (the Python binding) use [`CiphertextMode::from_name`] and
+//! [`SignatureEncoding::from_name`], so the names and their messages live
+//! here once.
+//!
+//! Belongs with `crate::sm2` once that module's split settles; kept under
+//! `encoding` meanwhile because it only adds format logic on top of it.
+
+use crate::sm2::{self, Ciphertext, PublicKey, Signature};
+use crate::{Error, Result};
+
+/// Ciphertext layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CiphertextMode {
+    /// C1‖C3‖C2, GB/T 32918.4-2016's order (C1 = 04‖x‖y).
+    #[default]
+    C1C3C2,
+    /// C1‖C2‖C3, the 2010 draft's order.
+    C1C2C3,
+    /// GM/T 0009 `SM2Cipher` DER, what `openssl pkeyutl` writes.
+    Der,
+}
+
+impl CiphertextMode {
+    /// Every mode, default first.
+    pub const ALL: [CiphertextMode; 3] = [CiphertextMode::C1C3C2, CiphertextMode::C1C2C3, CiphertextMode::Der];
+
+    /// The name callers pass: "c1c3c2", "c1c2c3" or "der".
+    pub fn name(self) -> &'static str {
+        match self {
+            CiphertextMode::C1C3C2 => "c1c3c2",
+            CiphertextMode::C1C2C3 => "c1c2c3",
+            CiphertextMode::Der => "der",
+        }
+    }
+
+    /// The mode called `name`, or an [`Error::InvalidInput`] listing them.
+    pub fn from_name(name: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| Error::invalid(format!("mode must be one of 'c1c3c2', 'c1c2c3', 'der', got '{name}'")))
+    }
+
+    /// The ciphertext in this layout.
+    pub fn encode(self, ct: &Ciphertext) -> Result<Vec<u8>> {
+        match self {
+            CiphertextMode::C1C3C2 => Ok(ct.to_c1c3c2()),
+            CiphertextMode::C1C2C3 => Ok(ct.to_c1c2c3()),
+            CiphertextMode::Der => super::sm2::ciphertext_to_der(ct),
+        }
+    }
+
+    /// Parses a ciphertext in this layout. Errors ([`Error::InvalidInput`])
+    /// recognise the common mix-ups, from public bytes only: DER given to a
+    /// raw mode, a raw ciphertext given to `der`, and a C1 without its 04
+    /// byte (the `gmssl` Python package's format).
+    pub fn parse(self, data: &[u8]) -> Result<Ciphertext> {
+        let parsed = match self {
+            CiphertextMode::C1C3C2 => Ciphertext::from_c1c3c2(data),
+            CiphertextMode::C1C2C3 => Ciphertext::from_c1c2c3(data),
+            CiphertextMode::Der => super::sm2::ciphertext_from_der(data),
+        };
+        parsed.map_err(|e| self.hint(data).unwrap_or(e))
+    }
+
+    fn hint(self, data: &[u8]) -> Option<Error> {
+        let first = *data.first()?;
+        match self {
+            CiphertextMode::C1C3C2 | CiphertextMode::C1C2C3 => {
+                if first == 0x30 && super::sm2::ciphertext_from_der(data).is_ok() {
+                    return Some(Error::invalid(format!(
+                        "this looks like a DER SM2Cipher (GM/T 0009, what openssl pkeyutl writes), not {}; pass mode='der'",
+                        self.name().to_uppercase()
+                    )));
+                }
+                // Room for a 64-byte x‖y, a 32-byte C3 and a non-empty C2.
+                if first != 0x04 && data.len() > 64 + 32 {
+                    return Some(Error::invalid(format!(
+                        "SM2 ciphertext C1 must be an uncompressed point starting with 04, got {first:02x}; \
+                         this looks like the gmssl package's format (C1C2C3 without the 04 byte): \
+                         pass b'\\x04' + ciphertext with mode='c1c2c3'"
+                    )));
+                }
+                None
+            }
+            CiphertextMode::Der if first == 0x04 => Some(Error::invalid(
+                "this looks like a raw ciphertext (it starts with C1's 04 byte), not DER; \
+                 pass mode='c1c3c2' or mode='c1c2c3'",
+            )),
+            CiphertextMode::Der => None,
+        }
+    }
+}
+
+/// Signature encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SignatureEncoding {
+    /// DER `SEQUENCE { r INTEGER, s INTEGER }` (OpenSSL, GmSSL, X.509).
+    #[default]
+    Der,
+    /// 64 bytes r‖s (what the `gmssl` package uses, as hex).
+    Raw,
+}
+
+impl SignatureEncoding {
+    /// Every encoding, default first.
+    pub const ALL: [SignatureEncoding; 2] = [SignatureEncoding::Der, SignatureEncoding::Raw];
+
+    /// The name callers pass: "der" or "raw".
+    pub fn name(self) -> &'static str {
+        match self {
+            SignatureEncoding::Der => "der",
+            SignatureEncoding::Raw => "raw",
+        }
+    }
+
+    /// The encoding called `name`, or an [`Error::InvalidInput`] listing them.
+    pub fn from_name(name: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| Error::invalid(format!("encoding must be one of 'der', 'raw', got '{name}'")))
+    }
+
+    /// The signature in this encoding.
+    pub fn encode(self, sig: &Signature) -> Vec<u8> {
+        match self {
+            SignatureEncoding::Der => super::sm2::signature_to_der(sig),
+            SignatureEncoding::Raw => sig.to_bytes().to_vec(),
+        }
+    }
+
+    /// Parses a signature; any defect is [`Error::InvalidSignature`] (a
+    /// malformed signature is just one that does not verify).
+    pub fn parse(self, data: &[u8]) -> Result<Signature> {
+        match self {
+            SignatureEncoding::Der => super::sm2::signature_from_der(data),
+            SignatureEncoding::Raw => Signature::from_bytes(data).map_err(|_| Error::InvalidSignature),
+        }
+    }
+}
+
+/// The other widely deployed signer ID: the empty ID (OpenSSL 3's default)
+/// for the standard default, and the reverse.
+fn other_uid(uid: &[u8]) -> Option<&'static [u8]> {
+    if uid == sm2::DEFAULT_UID {
+        Some(b"")
+    } else if uid.is_empty() {
+        Some(sm2::DEFAULT_UID)
+    } else {
+        None
+    }
+}
+
+fn show_uid(uid: &[u8]) -> String {
+    if uid == sm2::DEFAULT_UID {
+        "uid=b'1234567812345678' (the default)".into()
+    } else if uid.is_empty() {
+        "uid=b'' (OpenSSL 3's default)".into()
+    } else {
+        format!("uid of {} bytes", uid.len())
+    }
+}
+
+/// Verifies an encoded signature of `msg` under `uid`. On failure with one
+/// of the two deployed default IDs the other is tried (only then, so a good
+/// signature costs one verification) and, if it verifies, the error is
+/// [`Error::InvalidSignatureHint`] saying which uid to pass.
+pub fn verify(key: &PublicKey, sig: &[u8], msg: &[u8], uid: &[u8], encoding: SignatureEncoding) -> Result<()> {
+    let sig = encoding.parse(sig)?;
+    let Err(err) = key.verify(msg, uid, &sig) else {
+        return Ok(());
+    };
+    if err == Error::InvalidSignature {
+        if let Some(other) = other_uid(uid) {
+            if key.verify(msg, other, &sig).is_ok() {
+                let pass = if other.is_empty() { "uid=b''" } else { "uid=b'1234567812345678'" };
+                return Err(Error::InvalidSignatureHint(format!(
+                    "signature does not verify with {}, but it does with {}: pass {pass}",
+                    show_uid(uid),
+                    show_uid(other)
+                )));
+            }
+        }
+    }
+    Err(err)
+}
+
+/// Verifies `(key, message, encoded signature)` triples under one `uid`, in
+/// parallel: one bool per item, a signature that does not parse is `false`.
+pub fn verify_many(items: &[(&PublicKey, &[u8], &[u8])], uid: &[u8], encoding: SignatureEncoding) -> Result<Vec<bool>> {
+    let parsed: Vec<Option<Signature>> = items.iter().map(|(_, _, s)| encoding.parse(s).ok()).collect();
+    let mut batch = Vec::with_capacity(items.len());
+    let mut index = Vec::with_capacity(items.len());
+    for (i, ((key, msg, _), sig)) in items.iter().zip(&parsed).enumerate() {
+        if let Some(sig) = sig {
+            batch.push((*key, *msg, sig));
+            index.push(i);
+        }
+    }
+    let ok = sm2::verify_many(&batch, uid)?;
+    let mut out = vec![false; items.len()];
+    for (i, good) in index.into_iter().zip(ok) {
+        out[i] = good;
+    }
+    Ok(out)
+}

@@ -1,0 +1,147 @@
+//! 128-EEA3, 128-EIA3 and the ZUC-256 MAC on one message.
+
+use zeroize::Zeroize;
+
+use super::backend::Backend;
+use super::core::State;
+use super::params::{check_length, check_params, eea3_output_len, key16, key32, zuc256_pack_iv};
+use super::{mac, spec};
+use crate::{Error, Result};
+
+/// 128-EEA3 (confidentiality): encrypts or decrypts the first `length_bits`
+/// bits of `data` (all of it by default). The output has ceil(length_bits/8)
+/// bytes; bits beyond `length_bits` are zero.
+pub fn eea3(
+    key: &[u8],
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: &[u8],
+    length_bits: Option<u64>,
+) -> Result<Vec<u8>> {
+    eea3_with_backend(Backend::auto(), key, count, bearer, direction, data, length_bits)
+}
+
+/// [`eea3`] on a chosen backend.
+pub fn eea3_with_backend(
+    backend: Backend,
+    key: &[u8],
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: &[u8],
+    length_bits: Option<u64>,
+) -> Result<Vec<u8>> {
+    let mut out = vec![0u8; eea3_output_len(data.len(), length_bits)?];
+    eea3_into(backend, key, count, bearer, direction, data, length_bits, &mut out)?;
+    Ok(out)
+}
+
+/// [`eea3`] writing into `out`, which must have [`eea3_output_len`] bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn eea3_into(
+    backend: Backend,
+    key: &[u8],
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: &[u8],
+    length_bits: Option<u64>,
+    out: &mut [u8],
+) -> Result<()> {
+    let backend = backend.checked()?;
+    let count = check_params(count, bearer, direction)?;
+    let length = check_length(data, length_bits)?;
+    let nbytes = length.div_ceil(8);
+    if out.len() != nbytes {
+        return Err(Error::invalid(format!("EEA3 output buffer must be {nbytes} bytes, got {}", out.len())));
+    }
+    let mut k = key16(key, "128-EEA3")?;
+    let iv = spec::eea3_iv(count, bearer, direction);
+    let mut st = State::new_128(&k, &iv, backend);
+    k.zeroize();
+
+    // Whole words straight from the generator, then the last partial word.
+    let whole = nbytes / 4 * 4;
+    st.xor_be(&data[..whole], &mut out[..whole]);
+    if whole < nbytes {
+        let mut w = [0u32; 1];
+        st.generate(&mut w);
+        let mut k = w[0].to_be_bytes();
+        for ((d, s), k) in out[whole..].iter_mut().zip(&data[whole..nbytes]).zip(&k) {
+            *d = s ^ k;
+        }
+        w.zeroize();
+        k.zeroize();
+    }
+    if length % 8 != 0 {
+        out[nbytes - 1] &= 0xffu8 << (8 - length % 8);
+    }
+    Ok(())
+}
+
+/// 128-EIA3 (integrity): the 32-bit MAC of the first `length_bits` bits of
+/// `data` (all of it by default).
+pub fn eia3(
+    key: &[u8],
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: &[u8],
+    length_bits: Option<u64>,
+) -> Result<[u8; 4]> {
+    eia3_with_backend(Backend::auto(), key, count, bearer, direction, data, length_bits)
+}
+
+/// [`eia3`] on a chosen backend.
+pub fn eia3_with_backend(
+    backend: Backend,
+    key: &[u8],
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: &[u8],
+    length_bits: Option<u64>,
+) -> Result<[u8; 4]> {
+    let backend = backend.checked()?;
+    let count = check_params(count, bearer, direction)?;
+    let length = check_length(data, length_bits)?;
+    let mut k = key16(key, "128-EIA3")?;
+    let iv = spec::eia3_iv(count, bearer, direction);
+    let st = State::new_128(&k, &iv, backend);
+    k.zeroize();
+    let tag = mac::mac_words(st, backend, data, length, 1, 0);
+    Ok(tag[0].to_be_bytes())
+}
+
+/// The ZUC-256 MAC with a 32-, 64- or 128-bit tag over the first
+/// `length_bits` bits of `data` (all of it by default).
+pub fn zuc256_mac(key: &[u8], iv: &[u8], data: &[u8], tag_bits: u32, length_bits: Option<u64>) -> Result<Vec<u8>> {
+    zuc256_mac_with_backend(Backend::auto(), key, iv, data, tag_bits, length_bits)
+}
+
+/// [`zuc256_mac`] on a chosen backend.
+pub fn zuc256_mac_with_backend(
+    backend: Backend,
+    key: &[u8],
+    iv: &[u8],
+    data: &[u8],
+    tag_bits: u32,
+    length_bits: Option<u64>,
+) -> Result<Vec<u8>> {
+    let backend = backend.checked()?;
+    let d = match tag_bits {
+        32 => &spec::D256_MAC32,
+        64 => &spec::D256_MAC64,
+        128 => &spec::D256_MAC128,
+        t => return Err(Error::invalid(format!("tag_bits must be 32, 64 or 128, got {t}"))),
+    };
+    let length = check_length(data, length_bits)?;
+    let mut k = key32(key)?;
+    let v = zuc256_pack_iv(iv)?;
+    let st = State::new_256(&k, &v, d, backend);
+    k.zeroize();
+    let words = tag_bits as usize / 32;
+    let tag = mac::mac_words(st, backend, data, length, words, words);
+    Ok(tag[..words].iter().flat_map(|w| w.to_be_bytes()).collect())
+}

@@ -1,0 +1,107 @@
+//! ZUC as a byte stream: [`Keystream`] (ZUC-128 and ZUC-256 keystreams).
+
+use zeroize::Zeroize;
+
+use super::backend::Backend;
+use super::core::State;
+use super::params::{key16, key32, zuc256_pack_iv};
+use super::spec;
+use crate::{Error, Result};
+
+/// A ZUC keystream as a byte stream: successive calls continue where the last
+/// one stopped, whatever their sizes (a partial 32-bit word is buffered).
+/// Keystream words are emitted big-endian, as the standards print them.
+pub struct Keystream {
+    state: State,
+    pending: [u8; 4],
+    /// Bytes of `pending` not yet handed out (they are its last ones).
+    pending_len: usize,
+}
+
+impl std::fmt::Debug for Keystream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keystream").finish_non_exhaustive()
+    }
+}
+
+impl Drop for Keystream {
+    fn drop(&mut self) {
+        self.pending.zeroize();
+    }
+}
+
+impl Keystream {
+    /// ZUC-128 with a 16-byte key and 16-byte IV.
+    pub fn zuc128(key: &[u8], iv: &[u8]) -> Result<Keystream> {
+        Keystream::zuc128_with_backend(key, iv, Backend::auto())
+    }
+
+    /// [`Keystream::zuc128`] on a chosen backend.
+    pub fn zuc128_with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Keystream> {
+        let backend = backend.checked()?;
+        let mut k = key16(key, "ZUC-128")?;
+        let v: [u8; 16] =
+            iv.try_into().map_err(|_| Error::invalid(format!("ZUC-128 IV must be 16 bytes, got {}", iv.len())))?;
+        let state = State::new_128(&k, &v, backend);
+        k.zeroize();
+        Ok(Keystream { state, pending: [0; 4], pending_len: 0 })
+    }
+
+    /// ZUC-256 with a 32-byte key and a 23- or 25-byte IV (see [`zuc256_pack_iv`]).
+    pub fn zuc256(key: &[u8], iv: &[u8]) -> Result<Keystream> {
+        Keystream::zuc256_with_backend(key, iv, Backend::auto())
+    }
+
+    /// [`Keystream::zuc256`] on a chosen backend.
+    pub fn zuc256_with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Keystream> {
+        let backend = backend.checked()?;
+        let mut k = key32(key)?;
+        let v = zuc256_pack_iv(iv)?;
+        let state = State::new_256(&k, &v, &spec::D256_KEYSTREAM, backend);
+        k.zeroize();
+        Ok(Keystream { state, pending: [0; 4], pending_len: 0 })
+    }
+
+    /// Writes the next `out.len()` keystream bytes.
+    pub fn fill(&mut self, mut out: &mut [u8]) {
+        if self.pending_len > 0 {
+            let take = self.pending_len.min(out.len());
+            let start = 4 - self.pending_len;
+            out[..take].copy_from_slice(&self.pending[start..start + take]);
+            self.pending_len -= take;
+            out = &mut out[take..];
+        }
+        let mut words = [0u32; 256];
+        while out.len() >= 4 {
+            let n = (out.len() / 4).min(words.len());
+            self.state.generate(&mut words[..n]);
+            for (dst, w) in out.chunks_exact_mut(4).zip(&words[..n]) {
+                dst.copy_from_slice(&w.to_be_bytes());
+            }
+            out = &mut out[4 * n..];
+        }
+        if !out.is_empty() {
+            self.state.generate(&mut words[..1]);
+            self.pending = words[0].to_be_bytes();
+            let r = out.len();
+            out.copy_from_slice(&self.pending[..r]);
+            self.pending_len = 4 - r;
+        }
+        words.zeroize();
+    }
+
+    /// The next `out.len()` 32-bit words: the next 4·len bytes of [`fill`](Self::fill)
+    /// read big-endian (exactly ZUC's words z1, z2, ... when no partial word is
+    /// buffered).
+    pub fn words(&mut self, out: &mut [u32]) {
+        if self.pending_len == 0 {
+            self.state.generate(out);
+            return;
+        }
+        for w in out.iter_mut() {
+            let mut b = [0u8; 4];
+            self.fill(&mut b);
+            *w = u32::from_be_bytes(b);
+        }
+    }
+}
