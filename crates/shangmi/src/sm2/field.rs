@@ -3,7 +3,7 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use crate::arith::{adc, final_sub, mac, sbb, Fe, Limbs, Modulus};
+use crate::arith::{adc, final_sub, hex32, mac, sbb, Fe, Limbs, Modulus};
 
 /// p = 2^256 − 2^224 − 2^96 + 2^64 − 1.
 #[derive(Clone, Copy, Debug)]
@@ -67,25 +67,23 @@ impl Modulus for Sm2P {
         return crate::arith::sub_mod(a, b, &P);
     }
 
-    /// MULX/ADX assembly when the CPU has it, else the portable code.
+    /// The interleaved multiplication-free-reduction kernel (below).
     #[inline(always)]
-    fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
-        #[cfg(target_arch = "x86_64")]
-        if adx::available() {
-            // SAFETY: available() checked BMI2 and ADX at run time.
-            return unsafe { adx::mont_mul(a, b) };
-        }
+    fn mont_mul_portable(a: &Limbs, b: &Limbs) -> Limbs {
         mont_mul_portable(a, b)
     }
 
+    /// SM2's own MULX/ADX kernels (shift-and-add reduction steps).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn mont_sqr(a: &Limbs) -> Limbs {
-        #[cfg(target_arch = "x86_64")]
-        if adx::available() {
-            // SAFETY: available() checked BMI2 and ADX at run time.
-            return unsafe { adx::mont_sqr(a) };
-        }
-        Self::reduce(&crate::arith::sqr_wide(a))
+    fn mont_mul_adx(t: crate::cpu::Adx, a: &Limbs, b: &Limbs) -> Limbs {
+        adx::mont_mul(t, a, b)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn mont_sqr_adx(t: crate::cpu::Adx, a: &Limbs) -> Limbs {
+        adx::mont_sqr(t, a)
     }
 }
 
@@ -121,101 +119,26 @@ pub fn invert_with<B: FpMul>(b: B, x: &Fp) -> Fp {
     b.mul(&b.sqr_n(&t, 2), &x1)
 }
 
-/// How Fp products and squares are computed. Point formulas and the
-/// inversion are written once over this and instantiated per path, so the
-/// run-time CPU check happens once per point operation instead of once per
-/// product (and each instantiation is compiled without the other path's
-/// code in the way).
-pub trait FpMul: Copy {
-    fn mul(self, a: &Fp, b: &Fp) -> Fp;
-    fn sqr(self, a: &Fp) -> Fp;
-    /// a^(2^n).
-    #[inline(always)]
-    fn sqr_n(self, a: &Fp, n: usize) -> Fp {
-        let mut x = *a;
-        for _ in 0..n {
-            x = self.sqr(&x);
-        }
-        x
-    }
-}
+/// The MULX/ADCX/ADOX multiplication.
+#[cfg(target_arch = "x86_64")]
+pub use crate::arith::Adx as AdxMul;
+/// How Fp products and squares are computed (the shared
+/// [`crate::arith::MulBackend`]; point formulas and the inversion are
+/// written once over it and instantiated per path).
+pub use crate::arith::MulBackend as FpMul;
+/// The portable multiplication.
+pub use crate::arith::Portable as PortableMul;
 
 /// The name of the Fp multiplication in use: "adx" or "portable".
 pub fn backend_name() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    if AdxMul::get().is_some() {
-        return "adx";
-    }
-    "portable"
+    crate::arith::backend_name()
 }
 
-/// The portable Rust multiplication (any CPU).
-#[derive(Clone, Copy, Debug)]
-pub struct PortableMul;
-
-impl FpMul for PortableMul {
-    #[inline(always)]
-    fn mul(self, a: &Fp, b: &Fp) -> Fp {
-        Fp::from_mont_limbs(mont_mul_portable(a.mont_limbs(), b.mont_limbs()))
-    }
-    #[inline(always)]
-    fn sqr(self, a: &Fp) -> Fp {
-        Fp::from_mont_limbs(Sm2P::reduce(&crate::arith::sqr_wide(a.mont_limbs())))
-    }
-}
-
-/// The MULX/ADCX/ADOX assembly; a value of this type exists only once the
-/// CPU was found to have BMI2 and ADX, which makes its methods safe.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub struct AdxMul(());
-
-#[cfg(target_arch = "x86_64")]
-impl AdxMul {
-    /// `Some` iff the CPU has BMI2 and ADX.
-    #[inline(always)]
-    pub fn get() -> Option<Self> {
-        if adx::available() {
-            Some(AdxMul(()))
-        } else {
-            None
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl FpMul for AdxMul {
-    #[inline(always)]
-    fn mul(self, a: &Fp, b: &Fp) -> Fp {
-        // SAFETY: an AdxMul exists only if available() found BMI2 and ADX.
-        Fp::from_mont_limbs(unsafe { adx::mont_mul(a.mont_limbs(), b.mont_limbs()) })
-    }
-    #[inline(always)]
-    fn sqr(self, a: &Fp) -> Fp {
-        // SAFETY: as above.
-        Fp::from_mont_limbs(unsafe { adx::mont_sqr(a.mont_limbs()) })
-    }
-}
-
-/// Evaluates `$body` with `$b` bound to the fastest [`FpMul`] this CPU
-/// has (the body is compiled once per path).
+/// Evaluates `$body` with `$b` bound to the fastest [`FpMul`] this CPU has.
 macro_rules! with_fp_mul {
-    (|$b:ident| $body:expr) => {{
-        #[cfg(target_arch = "x86_64")]
-        let r = match $crate::sm2::field::AdxMul::get() {
-            Some($b) => $body,
-            None => {
-                let $b = $crate::sm2::field::PortableMul;
-                $body
-            }
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let r = {
-            let $b = $crate::sm2::field::PortableMul;
-            $body
-        };
-        r
-    }};
+    (|$b:ident| $body:expr) => {
+        $crate::arith::with_mul!(|$b| $body)
+    };
 }
 pub(crate) use with_fp_mul;
 
@@ -419,28 +342,6 @@ static P_WORDS: Limbs = P;
 pub(crate) mod adx {
     use super::P_WORDS;
     use crate::arith::Limbs;
-    use core::sync::atomic::{AtomicU8, Ordering};
-
-    /// 0 = not yet detected, 1 = absent, 2 = present.
-    static HAVE_ADX: AtomicU8 = AtomicU8::new(0);
-
-    /// Whether the CPU has BMI2 (MULX) and ADX (ADCX/ADOX); detected once.
-    #[inline(always)]
-    pub(crate) fn available() -> bool {
-        match HAVE_ADX.load(Ordering::Relaxed) {
-            2 => true,
-            1 => false,
-            _ => detect(),
-        }
-    }
-
-    #[cold]
-    fn detect() -> bool {
-        use crate::cpu::Token;
-        let yes = crate::cpu::Adx::get().is_some();
-        HAVE_ADX.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-        yes
-    }
 
     /// a·b·2^−256 mod p for a, b < p: the same interleaved (CIOS) algorithm
     /// as the portable `mont_mul`, bit-for-bit. Each row adds a·b[i] with
@@ -451,12 +352,11 @@ pub(crate) mod adx {
     /// borrow chain and CMOVs. No branches, no memory access depending on
     /// the values (only loads of a and b).
     ///
-    /// # Safety
-    /// The CPU must support BMI2 and ADX (`available()` returned true).
+    /// The token proves BMI2 and ADX.
     #[inline(always)]
-    pub(crate) unsafe fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+    pub(crate) fn mont_mul(_: crate::cpu::Adx, a: &Limbs, b: &Limbs) -> Limbs {
         let (r0, r1, r2, r3): (u64, u64, u64, u64);
-        // SAFETY: the caller guarantees MULX/ADCX/ADOX exist; `a` and `b`
+        // SAFETY: the token proves MULX/ADCX/ADOX exist; `a` and `b`
         // are valid 32-byte reads; every register written is declared as an
         // output or clobber; no stack use; flags are clobbered (no
         // preserves_flags).
@@ -542,12 +442,11 @@ pub(crate) mod adx {
     /// the portable `mont_mul(a, a)` (both return the unique
     /// (a² + K·p)/2^256 with K < 2^256, conditionally minus p).
     ///
-    /// # Safety
-    /// The CPU must support BMI2 and ADX (`available()` returned true).
+    /// The token proves BMI2 and ADX.
     #[inline(always)]
-    pub(crate) unsafe fn mont_sqr(a: &Limbs) -> Limbs {
+    pub(crate) fn mont_sqr(_: crate::cpu::Adx, a: &Limbs) -> Limbs {
         let (r0, r1, r2, r3): (u64, u64, u64, u64);
-        // SAFETY: the caller guarantees MULX exists; `a` is a valid 32-byte
+        // SAFETY: the token proves MULX exists; `a` is a valid 32-byte
         // read; every register written is an output or clobber; no stack
         // use; flags are clobbered (no preserves_flags).
         unsafe {
@@ -657,26 +556,6 @@ pub const A_BYTES: [u8; 32] = hex32("fffffffeffffffffffffffffffffffffffffffff000
 pub const GX_BYTES: [u8; 32] = hex32("32c4ae2c1f1981195f9904466a39c9948fe30bbff2660be1715a4589334c74c7");
 pub const GY_BYTES: [u8; 32] = hex32("bc3736a2f4f6779c59bdcee36b692153d0a9877cc62a474002df32e52139f0a0");
 
-/// Compile-time hex → 32 bytes.
-const fn hex32(s: &str) -> [u8; 32] {
-    let b = s.as_bytes();
-    let mut out = [0u8; 32];
-    let mut i = 0;
-    while i < 32 {
-        out[i] = (nib(b[2 * i]) << 4) | nib(b[2 * i + 1]);
-        i += 1;
-    }
-    out
-}
-
-const fn nib(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        _ => panic!("bad hex"),
-    }
-}
-
 /// Square root in Fp (p ≡ 3 mod 4): a^((p+1)/4); `None` if a is a non-residue.
 pub fn sqrt_vartime(a: &Fp) -> Option<Fp> {
     // (p + 1) / 4
@@ -761,28 +640,25 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn adx_mul_matches_portable() {
-        if !adx::available() {
+        let Some(AdxMul(t)) = AdxMul::get() else {
             eprintln!("no BMI2+ADX on this CPU: assembly path not testable here");
             return;
-        }
+        };
         let mut vals = edge_values();
         vals.extend(random_values(2000, 2));
         for (i, a) in vals.iter().enumerate() {
             // Every edge value against every value, random values pairwise
             // with a sliding partner, and every square.
-            // SAFETY: available() checked BMI2 and ADX.
-            let sq = unsafe { adx::mont_sqr(a) };
+            let sq = adx::mont_sqr(t, a);
             if crate::arith::lt(a, &P) == 1 {
                 // The square's bound (high half < p) needs a < p.
                 assert_eq!(sq, mont_mul_portable(a, a), "square of {a:x?}");
             }
-            // SAFETY: as above.
-            assert_eq!(unsafe { adx::mont_mul(a, a) }, mont_mul_portable(a, a), "a·a for {a:x?}");
+            assert_eq!(adx::mont_mul(t, a, a), mont_mul_portable(a, a), "a·a for {a:x?}");
             let partners: Vec<&Limbs> =
                 if i < 16 { vals.iter().collect() } else { vals.iter().skip(i % 97).step_by(97).collect() };
             for b in partners {
-                // SAFETY: as above.
-                let got = unsafe { adx::mont_mul(a, b) };
+                let got = adx::mont_mul(t, a, b);
                 assert_eq!(got, mont_mul_portable(a, b), "{a:x?} · {b:x?}");
             }
         }
