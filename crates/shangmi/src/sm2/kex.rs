@@ -38,6 +38,9 @@ pub struct KeyExchange {
     z_own: [u8; 32],
     z_peer: [u8; 32],
     used: bool,
+    /// [`crate::rand::fork_generation`] when `r` was drawn: a copy of this
+    /// state in a forked child refuses to use `r` (the parent may).
+    generation: u64,
 }
 
 impl core::fmt::Debug for KeyExchange {
@@ -108,9 +111,20 @@ impl KeyExchange {
         let z_own = own.public_key().z(own_uid)?;
         let z_peer = peer.z(peer_uid)?;
         let rl = Zeroizing::new(r.to_canonical());
+        let generation = crate::rand::fork_generation();
         let ephemeral = mul::mul_g_ct(&rl).to_affine().to_uncompressed();
         declassify(&ephemeral);
-        Ok(KeyExchange { role, d: *own.scalar(), r, ephemeral, peer: peer.clone(), z_own, z_peer, used: false })
+        Ok(KeyExchange {
+            role,
+            d: *own.scalar(),
+            r,
+            ephemeral,
+            peer: peer.clone(),
+            z_own,
+            z_peer,
+            used: false,
+            generation,
+        })
     }
 
     /// This party's ephemeral point R (R_A or R_B), 04‖x‖y.
@@ -124,10 +138,20 @@ impl KeyExchange {
 
     /// Derives `key_len` bytes of shared key from the peer's ephemeral point
     /// (any encoding [`PublicKey::from_bytes`] takes), plus both
-    /// confirmation values. Works once per exchange.
+    /// confirmation values. Works once per exchange, and only in the process
+    /// that created it: a copy inherited through `fork()` refuses (and wipes
+    /// its ephemeral), so parent and child can never both use it.
     pub fn compute(&mut self, peer_ephemeral: &[u8], key_len: usize) -> Result<KeyExchangeResult> {
         if self.used {
             return Err(Error::invalid("this SM2 key exchange was already computed; start a new one"));
+        }
+        if self.generation != crate::rand::fork_generation() {
+            self.used = true;
+            self.r.zeroize();
+            return Err(Error::invalid(
+                "this SM2 key exchange was created before fork(): its ephemeral key belongs to the parent process; \
+                 start a new key exchange in this process",
+            ));
         }
         if key_len == 0 || key_len > MAX_KEY_LEN {
             return Err(Error::invalid(format!(

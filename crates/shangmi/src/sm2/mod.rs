@@ -684,9 +684,30 @@ impl Zeroize for PoolEntry {
 }
 
 /// One-time precomputed (k, k·G) pairs: each consumed exactly once, wiped
-/// after use; not Clone; thread-safe.
+/// after use; not Clone; thread-safe; fork-safe (a pool inherited through
+/// `fork()` is wiped and empty in the child, which then signs with fresh
+/// nonces or refills it; the parent keeps its pairs).
 pub struct SignaturePool {
-    entries: Mutex<Vec<PoolEntry>>,
+    entries: Mutex<PoolEntries>,
+}
+
+/// The pairs and the [`crate::rand::fork_generation`] they were drawn in.
+struct PoolEntries {
+    pairs: Vec<PoolEntry>,
+    generation: u64,
+}
+
+impl core::ops::Deref for PoolEntries {
+    type Target = Vec<PoolEntry>;
+    fn deref(&self) -> &Vec<PoolEntry> {
+        &self.pairs
+    }
+}
+
+impl core::ops::DerefMut for PoolEntries {
+    fn deref_mut(&mut self) -> &mut Vec<PoolEntry> {
+        &mut self.pairs
+    }
 }
 
 impl core::fmt::Debug for SignaturePool {
@@ -698,7 +719,8 @@ impl core::fmt::Debug for SignaturePool {
 impl SignaturePool {
     /// A pool of `n` pairs (n ≤ 1,000,000), computed now.
     pub fn new(n: usize) -> Result<Self> {
-        let pool = SignaturePool { entries: Mutex::new(Vec::new()) };
+        let generation = crate::rand::fork_generation();
+        let pool = SignaturePool { entries: Mutex::new(PoolEntries { pairs: Vec::new(), generation }) };
         pool.refill(n)?;
         Ok(pool)
     }
@@ -708,14 +730,23 @@ impl SignaturePool {
         self.lock().len()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PoolEntry>> {
+    /// The pairs, after wiping them if this is a forked child's copy.
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolEntries> {
         // A panic while holding the lock can't leave entries half-written
         // (pushes and pops are atomic w.r.t. the data), so poison is ignored.
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        let mut guard = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let now = crate::rand::fork_generation();
+        if guard.generation != now {
+            // Zeroizing a Vec wipes its whole capacity and empties it.
+            guard.pairs.zeroize();
+            guard.generation = now;
+        }
+        guard
     }
 
     /// Adds `n` fresh pairs (the pool holds at most 1,000,000).
     pub fn refill(&self, n: usize) -> Result<()> {
+        let drawn_in = crate::rand::fork_generation();
         let have = self.remaining();
         if n > MAX_POOL || have + n > MAX_POOL {
             return Err(Error::invalid(format!(
@@ -727,14 +758,18 @@ impl SignaturePool {
         let fresh: Result<Vec<Vec<PoolEntry>>> = chunks.par_iter().map(|&c| Self::generate(c)).collect();
         let mut fresh = fresh?;
         let mut entries = self.lock();
-        // Another thread may have refilled meanwhile: the bound holds under the lock.
-        let result = if entries.len() + n > MAX_POOL {
+        // Another thread may have refilled meanwhile: the bound holds under
+        // the lock. A fork during generation leaves the fresh pairs in both
+        // processes: only the one they were drawn in keeps them.
+        let result = if drawn_in != entries.generation {
+            Err(Error::invalid("the process forked while the signature pool was being refilled; refill it again"))
+        } else if entries.len() + n > MAX_POOL {
             Err(Error::invalid(format!(
                 "signature pool size must be at most {MAX_POOL} (has {}, asked to add {n})",
                 entries.len()
             )))
         } else {
-            reserve_wiping(&mut entries, n);
+            reserve_wiping(&mut entries.pairs, n);
             for chunk in fresh.iter() {
                 entries.extend_from_slice(chunk);
             }

@@ -33,14 +33,15 @@
 //! 5–10% of a signature, where OpenSSL draws from a user-space DRBG. Seeds for signing and decryption blinding therefore
 //! come from a per-thread buffer of 512 bytes of OS randomness (one system
 //! call per 32 seeds); each seed is wiped from the buffer as it is taken
-//! and the buffer is wiped when the thread exits. If a process forks, parent
-//! and child hold the same unread seeds; that is harmless exactly because
-//! these values are hedged: a repeated seed repeats k only for the same key
-//! *and* digest, which gives the same signature again (as deterministic
-//! nonces would), and decryption's blinding factor also hashes d and C1.
-//! Encryption ephemerals (no secret to hedge with), key-exchange ephemerals
-//! and the signature pool therefore do NOT use the buffer: they call the OS
-//! every time.
+//! and the buffer is wiped when the thread exits. The buffer records the
+//! [`crate::rand::fork_generation`] of its fill, and a forked child's copy
+//! is discarded and refilled before use, so parent and child never share a
+//! seed. (Even shared, a seed would be nearly harmless because the values
+//! are hedged: a repeated seed repeats k only for the same key *and*
+//! digest, which gives the same signature again.) Encryption ephemerals
+//! (no secret to hedge with), key-exchange ephemerals and the signature
+//! pool do not use the buffer: they call the OS every time, and pools and
+//! key exchanges check the fork generation themselves.
 //!
 //! # Blinded inversion
 //!
@@ -194,6 +195,8 @@ struct SeedBuffer {
     buf: [u8; 512],
     /// Bytes already handed out (and wiped) from the front of `buf`.
     used: usize,
+    /// The fork generation of the fill.
+    generation: u64,
 }
 
 impl Drop for SeedBuffer {
@@ -203,7 +206,7 @@ impl Drop for SeedBuffer {
 }
 
 thread_local! {
-    static SEEDS: RefCell<SeedBuffer> = const { RefCell::new(SeedBuffer { buf: [0; 512], used: 512 }) };
+    static SEEDS: RefCell<SeedBuffer> = const { RefCell::new(SeedBuffer { buf: [0; 512], used: 512, generation: 0 }) };
 }
 
 /// 16 fresh bytes from the per-thread buffer (refilled from the OS when
@@ -212,9 +215,14 @@ pub(crate) fn buffered_seed() -> Result<Zeroizing<[u8; 16]>> {
     let mut seed = Zeroizing::new([0u8; 16]);
     let taken = SEEDS.try_with(|cell| -> Result<()> {
         let mut s = cell.borrow_mut();
-        if s.used == s.buf.len() {
+        let now = crate::rand::fork_generation();
+        if s.used == s.buf.len() || s.generation != now {
+            // A forked child's copy is wiped before the refill.
+            s.buf.zeroize();
+            s.used = s.buf.len();
             crate::rand::fill(&mut s.buf)?;
             s.used = 0;
+            s.generation = now;
         }
         let at = s.used;
         seed.copy_from_slice(&s.buf[at..at + 16]);
