@@ -14,9 +14,13 @@
 
 mod limbs;
 mod mont;
+mod recode;
 pub mod safegcd;
+mod scan;
 
 pub use limbs::*;
+pub use recode::{bits, odd_scalar, recode_odd, wnaf_vartime};
+pub use scan::{scan, scan_name, ScanEntry, MAX_SCAN};
 
 pub(crate) use mont::with_mul;
 pub use mont::{backend_name, MulBackend, Portable};
@@ -223,6 +227,24 @@ impl<M: Modulus> Fe<M> {
         CtOption::new(Self::from_canonical(&l), ok)
     }
 
+    /// A 64-byte big-endian integer mod M (for uniform scalars: the bias is
+    /// below 2^−250 for a 256-bit M), constant time. hi·2^256 + lo as
+    /// hi·R + lo: each half converted by one Montgomery multiplication by
+    /// R² (exact for any 256-bit half, as half·R² < R·M), then hi times the
+    /// element whose value is R.
+    pub fn from_be_wide(b: &[u8; 64]) -> Self {
+        let mut half = [0u8; 32];
+        half.copy_from_slice(&b[..32]);
+        let mut hi_l = limbs_from_be(&half);
+        half.copy_from_slice(&b[32..]);
+        let mut lo_l = limbs_from_be(&half);
+        half.zeroize();
+        let (hi, lo) = (Self::from_canonical(&hi_l), Self::from_canonical(&lo_l));
+        hi_l.zeroize();
+        lo_l.zeroize();
+        hi.mul(&Self::from_mont_limbs(M::R2)).add(&lo)
+    }
+
     /// Big-endian bytes of the canonical value.
     pub fn to_be_bytes(&self) -> [u8; 32] {
         limbs_to_be(&self.to_canonical())
@@ -349,7 +371,7 @@ mod tests {
     use super::*;
 
     #[derive(Clone, Copy, Debug)]
-    struct P25519;
+    pub(super) struct P25519;
     impl Modulus for P25519 {
         // 2^255 − 19: an independent odd modulus to exercise the generic code.
         const M: Limbs = [0xffff_ffff_ffff_ffed, 0xffff_ffff_ffff_ffff, 0xffff_ffff_ffff_ffff, 0x7fff_ffff_ffff_ffff];

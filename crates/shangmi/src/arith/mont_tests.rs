@@ -158,3 +158,30 @@ fn words_hold_the_modulus_and_its_inverse() {
     assert_eq!(Sm9P::M[0].wrapping_mul(Sm9P::WORDS[4]), u64::MAX);
     assert_eq!(big(&Sm9N::M).to_str_radix(16), "b640000002a3a6f1d603ab4ff58ec74449f2934b18ea8beee56ee19cd69ecf25");
 }
+
+#[test]
+fn from_be_wide_matches_the_model() {
+    fn one<M: Modulus>(seed: u64) {
+        let m = big(&M::M);
+        let mut s = seed;
+        let mut cases: Vec<[u8; 64]> = vec![[0; 64], [0xff; 64]];
+        let mut top = [0u8; 64];
+        top[..32].copy_from_slice(&limbs_to_be(&M::M));
+        cases.push(top);
+        for _ in 0..200 {
+            let mut b = [0u8; 64];
+            for c in b.chunks_mut(8) {
+                c.copy_from_slice(&next(&mut s).to_be_bytes());
+            }
+            cases.push(b);
+        }
+        for b in cases {
+            let want = BigUint::from_bytes_be(&b) % &m;
+            assert_eq!(BigUint::from_bytes_be(&Fe::<M>::from_be_wide(&b).to_be_bytes()), want);
+        }
+    }
+    one::<Sm2N>(7);
+    one::<Sm9N>(8);
+    one::<Sm9P>(9);
+    one::<super::tests::P25519>(10);
+}

@@ -7,9 +7,9 @@
 //! S_B (B → A) = SM3(02 ‖ y_U ‖ SM3(x_U ‖ Z_A ‖ Z_B ‖ x_RA ‖ y_RA ‖ x_RB ‖ y_RB)),
 //! S_A (A → B) = the same with 03. Z_A, R_A always belong to the initiator.
 
-use super::field::Fn;
+use super::field::Scalar;
 use super::point::Affine;
-use super::{ctime, declassify, mul, random_scalar, PrivateKey, PublicKey};
+use super::{ctime, declassify, ecmult, ecmult_const, ecmult_gen, random_scalar, PrivateKey, PublicKey};
 use crate::arith::{limbs_from_be, Limbs};
 use crate::{sm3, Error, Result};
 use subtle::ConstantTimeEq;
@@ -31,8 +31,8 @@ pub enum Role {
 /// `compute` only and is zeroized on drop.
 pub struct KeyExchange {
     role: Role,
-    d: Fn,
-    r: Fn,
+    d: Scalar,
+    r: Scalar,
     ephemeral: [u8; 65],
     peer: PublicKey,
     z_own: [u8; 32],
@@ -106,13 +106,13 @@ impl KeyExchange {
         own_uid: &[u8],
         peer: &PublicKey,
         peer_uid: &[u8],
-        r: Fn,
+        r: Scalar,
     ) -> Result<Self> {
         let z_own = own.public_key().z(own_uid)?;
         let z_peer = peer.z(peer_uid)?;
         let rl = Zeroizing::new(r.to_canonical());
         let generation = crate::rand::fork_generation();
-        let ephemeral = mul::mul_g_ct(&rl).to_affine().to_uncompressed();
+        let ephemeral = ecmult_gen::mul_g(&rl).to_affine().to_uncompressed();
         declassify(&ephemeral);
         Ok(KeyExchange {
             role,
@@ -165,11 +165,11 @@ impl KeyExchange {
         let mut own_x = [0u8; 32];
         own_x.copy_from_slice(&self.ephemeral[1..33]);
         // t = d + x̄_own·r mod n (secret).
-        let xo = Fn::from_canonical(&x_bar(&own_x));
+        let xo = Scalar::from_canonical(&x_bar(&own_x));
         let mut t = self.d.add(&xo.mul(&self.r));
         self.r.zeroize();
         // Q = P_peer + x̄_peer·R_peer: public.
-        let q = mul::mul_vartime(peer_r.point(), &x_bar(&px)).add_vartime(&self.peer.point().to_jacobian());
+        let q = ecmult::mul_vartime(peer_r.point(), &x_bar(&px)).add_vartime(&self.peer.point().to_jacobian());
         if bool::from(q.is_infinity()) {
             return Err(Error::invalid("SM2 key exchange failed: peer's points sum to infinity"));
         }
@@ -177,7 +177,7 @@ impl KeyExchange {
         let q: Affine = q.to_affine_vartime();
         let mut tl = Zeroizing::new(t.to_canonical());
         t.zeroize();
-        let u = mul::mul_ct(&q, &tl);
+        let u = ecmult_const::mul(&q, &tl);
         tl.zeroize();
         if ctime::public_bool(u.is_infinity()) {
             return Err(Error::invalid("SM2 key exchange failed: shared point is infinity"));

@@ -47,7 +47,7 @@
 //!
 //! See [`invert_blinded`].
 
-use super::field::{Fn, Fp};
+use super::field::{Fp, Scalar};
 use crate::ctime::{classify, declassify, public_bool};
 use crate::sm3::Sm3;
 use crate::Result;
@@ -89,7 +89,7 @@ impl NonceKey {
 
     /// A signing nonce k ∈ [1, n−1] and blinding factor β ∈ [1, p−1] for
     /// digest `e` (see the module notes).
-    pub(crate) fn sign_pair(&self, e: &[u8; 32]) -> Result<(Fn, Fp)> {
+    pub(crate) fn sign_pair(&self, e: &[u8; 32]) -> Result<(Scalar, Fp)> {
         loop {
             let seed = buffered_seed()?;
             let kb = self.derive(&seed, e, TAG_SIGN, 1);
@@ -103,13 +103,13 @@ impl NonceKey {
     /// A signing nonce alone (for batches, whose one shared inversion stays
     /// constant time and needs no β): the k of [`Self::sign_pair`]'s
     /// construction, one compression.
-    pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Fn> {
+    pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Scalar> {
         loop {
             let seed = buffered_seed()?;
             let kb = self.derive(&seed, e, TAG_SIGN, 1);
-            let k = Fn::from_be_bytes(&kb);
+            let k = Scalar::from_be_bytes(&kb);
             let ok = k.is_some();
-            let k = k.unwrap_or(Fn::ZERO);
+            let k = k.unwrap_or(Scalar::ZERO);
             if public_bool(ok & !k.is_zero()) {
                 return Ok(k);
             }
@@ -133,10 +133,10 @@ impl NonceKey {
 
 /// (k, β) from two 32-byte strings if k ∈ [1, n−1] and β ∈ [1, p−1];
 /// only the in-range bit is published.
-fn pair_in_range(kb: &[u8; 32], bb: &[u8; 32]) -> Option<(Fn, Fp)> {
-    let k = Fn::from_be_bytes(kb);
+fn pair_in_range(kb: &[u8; 32], bb: &[u8; 32]) -> Option<(Scalar, Fp)> {
+    let k = Scalar::from_be_bytes(kb);
     let k_ok = k.is_some();
-    let k = k.unwrap_or(Fn::ZERO);
+    let k = k.unwrap_or(Scalar::ZERO);
     let (b, b_ok) = fp_nonzero(bb);
     if public_bool(k_ok & !k.is_zero() & b_ok) {
         Some((k, b))
@@ -157,7 +157,7 @@ fn fp_nonzero(bb: &[u8; 32]) -> (Fp, Choice) {
 /// β ∈ [1, p−1], straight from the OS (64 bytes, one system call, rejection
 /// sampling as above). Encryption has no secret to hedge with, so a buffer
 /// duplicated by `fork` could repeat k for different plaintexts: no buffer.
-pub(crate) fn os_pair() -> Result<(Fn, Fp)> {
+pub(crate) fn os_pair() -> Result<(Scalar, Fp)> {
     loop {
         let mut buf = Zeroizing::new([0u8; 64]);
         crate::rand::fill(&mut buf[..])?;
