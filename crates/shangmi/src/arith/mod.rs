@@ -58,9 +58,8 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
     /// M prepared for [`safegcd::invert`].
     const INV_INFO: safegcd::ModInfo = safegcd::ModInfo::new(&Self::M);
 
-    /// x⁻¹ (0 ↦ 0) in constant time by safegcd divsteps (about twice as
-    /// fast as a Fermat chain for SM2's p, more for moduli without a fast
-    /// multiplication). x holds a·R, its plain inverse is a⁻¹·R⁻¹, and one
+    /// x⁻¹ (0 ↦ 0) in constant time by safegcd divsteps (faster than a
+    /// Fermat chain, see bench/NOTES.md). x holds a·R, its plain inverse is a⁻¹·R⁻¹, and one
     /// Montgomery multiplication by R³ gives a⁻¹·R.
     #[inline]
     fn invert(x: &Fe<Self>) -> Fe<Self> {

@@ -38,7 +38,7 @@ pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
 
 /// wNAF width for s·G in verification: odd multiples up to 2^(w−1) − 1 of
 /// G, 2^(w−2) affine points (w = 10: 256 points, 16 KiB, built on the first
-/// verification in about a millisecond), about 257/(w+1) = 23 additions.
+/// verification), about 257/(w+1) = 23 additions.
 /// w = 12 (64 KiB) would save 3.6 more additions, about 1% of a verify.
 pub(super) const G_WNAF_W: u32 = 10;
 

@@ -141,10 +141,9 @@ impl PublicKey {
 
     /// Precomputes a fixed-base comb for this key (43 sub-tables of 32 affine
     /// points: 88,064 bytes), so encryption's k·P and verification's t·P need
-    /// 43 mixed additions and no doublings. (Width 6 rather than 5 (52 × 16
-    /// points, 53,248 bytes): k·P 1.16× faster, in-process A/B of
-    /// examples/sm2_mul_ab.rs.) Returns a new key sharing the
-    /// point; the original is unchanged.
+    /// 43 mixed additions and no doublings (the width choice is recorded in
+    /// bench/NOTES.md). Returns a new key sharing the point; the original
+    /// is unchanged.
     pub fn prepare(&self) -> PublicKey {
         if self.is_prepared() {
             return self.clone();

@@ -28,10 +28,9 @@
 //!
 //! # Seeds
 //!
-//! A `getrandom` system call costs 1.2–2.7 µs on this project's (virtual)
-//! benchmark machine (examples/sm2_mul_ab.rs `sign`; `os.urandom` from Python),
-//! 5–10% of a signature, where OpenSSL draws from a user-space DRBG. Seeds for signing and decryption blinding therefore
-//! come from a per-thread buffer of 512 bytes of OS randomness (one system
+//! A `getrandom` system call is a noticeable share of a signature (figures
+//! in bench/NOTES.md), where OpenSSL draws from a user-space DRBG. Seeds
+//! for signing and decryption blinding therefore come from a per-thread buffer of 512 bytes of OS randomness (one system
 //! call per 32 seeds); each seed is wiped from the buffer as it is taken
 //! and the buffer is wiped when the thread exits. The buffer records the
 //! [`crate::rand::fork_generation`] of its fill, and a forked child's copy
@@ -179,8 +178,8 @@ pub(crate) fn os_pair() -> Result<(Scalar, Fp)> {
 /// inversion may then take a data-dependent time (and is declassified for
 /// the valgrind check), and multiplying by β again, in constant time, gives
 /// (Z·β)⁻¹·β = Z⁻¹. (Z = 0 gives 0, like the constant-time inversion; Z·β
-/// then reveals only that Z = 0, which callers exclude.) The safegcd
-/// variable-time inversion costs ~2.0 µs against 3.3 µs for the constant-time one.
+/// then reveals only that Z = 0, which callers exclude.) It exists because
+/// the variable-time safegcd is faster than the constant-time one.
 /// Never call this with a β that is fixed, reused or known to anyone.
 #[inline]
 pub(crate) fn invert_blinded(z: &Fp, beta: &Fp) -> Fp {
