@@ -2,6 +2,8 @@
 //! fork detection for everything that holds randomness drawn in advance.
 
 use crate::{Error, Result};
+use std::cell::RefCell;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Fills `buf` from the OS CSPRNG.
 pub fn fill(buf: &mut [u8]) -> Result<()> {
@@ -27,6 +29,57 @@ pub fn fork_generation() -> u64 {
     return fork::generation();
     #[cfg(not(unix))]
     return 0;
+}
+
+/// Per-thread OS randomness handed out 16 bytes at a time: only for hedged
+/// values (`arith::HedgedKey`), whose secrecy does not rest on the seed
+/// alone; a forked child's copy is discarded (see sm2/nonce.rs).
+struct SeedBuffer {
+    buf: [u8; 512],
+    /// Bytes already handed out (and wiped) from the front of `buf`.
+    used: usize,
+    /// The fork generation of the fill.
+    generation: u64,
+}
+
+impl Drop for SeedBuffer {
+    fn drop(&mut self) {
+        self.buf.zeroize();
+    }
+}
+
+thread_local! {
+    static SEEDS: RefCell<SeedBuffer> = const { RefCell::new(SeedBuffer { buf: [0; 512], used: 512, generation: 0 }) };
+}
+
+/// 16 fresh bytes from the per-thread buffer (refilled from the OS when
+/// empty), marked secret for the valgrind check.
+pub(crate) fn buffered_seed() -> Result<Zeroizing<[u8; 16]>> {
+    let mut seed = Zeroizing::new([0u8; 16]);
+    let taken = SEEDS.try_with(|cell| -> Result<()> {
+        let mut s = cell.borrow_mut();
+        let now = fork_generation();
+        if s.used == s.buf.len() || s.generation != now {
+            // A forked child's copy is wiped before the refill.
+            s.buf.zeroize();
+            s.used = s.buf.len();
+            fill(&mut s.buf)?;
+            s.used = 0;
+            s.generation = now;
+        }
+        let at = s.used;
+        seed.copy_from_slice(&s.buf[at..at + 16]);
+        s.buf[at..at + 16].zeroize();
+        s.used += 16;
+        Ok(())
+    });
+    match taken {
+        Ok(r) => r?,
+        // The thread is being torn down (its buffer is gone): ask the OS.
+        Err(_) => fill(&mut seed[..])?,
+    }
+    crate::ctime::classify(&seed[..]);
+    Ok(seed)
 }
 
 #[cfg(unix)]

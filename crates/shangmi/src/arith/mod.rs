@@ -12,12 +12,14 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod hedged;
 mod limbs;
 mod mont;
 mod recode;
 pub mod safegcd;
 mod scan;
 
+pub use hedged::{invert_blinded, nonzero_below, HedgedKey};
 pub use limbs::*;
 pub use recode::{bits, odd_scalar, recode_odd, wnaf_vartime};
 pub use scan::{scan, scan_name, ScanEntry, MAX_SCAN};

@@ -185,3 +185,35 @@ fn from_be_wide_matches_the_model() {
     one::<Sm9P>(9);
     one::<super::tests::P25519>(10);
 }
+
+#[test]
+fn hedged_range_and_blinded_inversion_for_any_modulus() {
+    fn one<M: Modulus>() {
+        let m1 = limbs_to_be(&sub_limbs(&M::M, &[1, 0, 0, 0]).0);
+        for (b, ok) in [
+            ([0u8; 32], false),
+            (limbs_to_be(&[1, 0, 0, 0]), true),
+            (m1, true),
+            (limbs_to_be(&M::M), false),
+            ([0xff; 32], false),
+        ] {
+            let (x, got) = nonzero_below::<M>(&b);
+            assert_eq!(bool::from(got), ok, "{b:x?}");
+            assert_eq!(x.to_be_bytes(), if ok { b } else { [0; 32] });
+        }
+        for (a, beta) in pairs(&values::<M>(40, 11)).into_iter().take(400) {
+            let z = Fe::<M>::from_limbs_reduce(&a);
+            let beta = Fe::<M>::from_limbs_reduce(&beta);
+            if bool::from(beta.is_zero()) {
+                continue;
+            }
+            assert_eq!(invert_blinded(&z, &beta).to_canonical(), z.invert().to_canonical());
+        }
+    }
+    one::<Sm2N>();
+    one::<Sm9P>();
+    one::<Sm9N>();
+    let k = HedgedKey::new(&[7; 32], b"test domain for hedged values...");
+    assert_ne!(*k.derive(&[0; 16], &[0; 32], 1, 1), *k.derive(&[0; 16], &[0; 32], 1, 2));
+    assert_eq!(*k.derive(&[1; 16], &[2; 32], 3, 4), *k.clone().derive(&[1; 16], &[2; 32], 3, 4));
+}

@@ -3,9 +3,10 @@
 //! [`kdf_xor`].
 
 use super::field::{Fp, Scalar};
-use super::nonce::{self, invert_blinded};
+use super::nonce;
 use super::point::Affine;
 use super::{affine_with_inverse, ctime, declassify, ecmult_const, ecmult_gen, PrivateKey, PublicKey};
+use crate::arith::invert_blinded;
 use crate::{sm3, Error, Result};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, Zeroizing};

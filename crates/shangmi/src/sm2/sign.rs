@@ -3,10 +3,10 @@
 
 use super::ecmult;
 use super::field::{Fp, Scalar, N, P};
-use super::nonce::invert_blinded;
 use super::point::batch_to_affine;
 use super::pool::SignaturePool;
 use super::{ctime, declassify, ecmult_gen, PrivateKey, PublicKey, MAX_UID_LEN};
+use crate::arith::invert_blinded;
 use crate::arith::{is_zero_limbs, limbs_from_be, Limbs};
 use crate::{Error, Result};
 use rayon::prelude::*;
