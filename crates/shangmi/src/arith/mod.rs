@@ -251,31 +251,38 @@ impl<M: Modulus> Fe<M> {
         limbs_to_be(&self.to_canonical())
     }
 
+    /// (self + o) mod M; both below M.
     #[inline(always)]
     pub fn add(&self, o: &Self) -> Self {
         Self(M::mod_add(&self.0, &o.0), PhantomData)
     }
 
+    /// (self − o) mod M; both below M.
     #[inline(always)]
     pub fn sub(&self, o: &Self) -> Self {
         Self(M::mod_sub(&self.0, &o.0), PhantomData)
     }
 
+    /// 2·self mod M.
     #[inline(always)]
     pub fn double(&self) -> Self {
         self.add(self)
     }
 
+    /// −self mod M (0 ↦ 0).
     #[inline(always)]
     pub fn neg(&self) -> Self {
         Self::ZERO.sub(self)
     }
 
+    /// self·o mod M on the best backend (one cached CPU check per call; see
+    /// [`MulBackend`] for checking once per operation).
     #[inline(always)]
     pub fn mul(&self, o: &Self) -> Self {
         Self(M::mont_mul(&self.0, &o.0), PhantomData)
     }
 
+    /// self² mod M on the best backend.
     #[inline(always)]
     pub fn square(&self) -> Self {
         Self(M::mont_sqr(&self.0), PhantomData)
@@ -291,6 +298,7 @@ impl<M: Modulus> Fe<M> {
         x
     }
 
+    /// Whether self = 0, as a Choice (constant time).
     #[inline(always)]
     pub fn is_zero(&self) -> Choice {
         is_zero_limbs(&self.0)

@@ -6,7 +6,7 @@
 
 use super::ecmult_const::odd_multiples_coz_vartime;
 use super::ecmult_gen::{g_table, CombTable};
-use super::point::{add_mixed_vartime_with, double_with, Affine, Jacobian};
+use super::point::{add_mixed_vartime, double, Affine, Jacobian};
 use crate::arith::{with_mul, MulBackend};
 use crate::arith::{wnaf_vartime, Limbs};
 use std::sync::OnceLock;
@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 #[inline(always)]
 fn add_wnaf_digit<B: MulBackend>(b: B, acc: Jacobian, odd: &[Affine], d: i32) -> Jacobian {
     match d.cmp(&0) {
-        core::cmp::Ordering::Greater => add_mixed_vartime_with(b, &acc, &odd[(d as usize) / 2]),
-        core::cmp::Ordering::Less => add_mixed_vartime_with(b, &acc, &odd[((-d) as usize) / 2].neg()),
+        core::cmp::Ordering::Greater => add_mixed_vartime(b, &acc, &odd[(d as usize) / 2]),
+        core::cmp::Ordering::Less => add_mixed_vartime(b, &acc, &odd[((-d) as usize) / 2].neg()),
         core::cmp::Ordering::Equal => acc,
     }
 }
@@ -29,7 +29,7 @@ pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
         let mut acc = Jacobian::INFINITY;
         if let Some(top) = naf.iter().rposition(|&d| d != 0) {
             for i in (0..=top).rev() {
-                acc = add_wnaf_digit(b, double_with(b, &acc), &odd, naf[i]);
+                acc = add_wnaf_digit(b, double(b, &acc), &odd, naf[i]);
             }
         }
         acc
@@ -73,7 +73,7 @@ pub(super) fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32)
         let mut acc = Jacobian::INFINITY;
         if let Some(top) = top {
             for i in (0..=top).rev() {
-                acc = double_with(b, &acc);
+                acc = double(b, &acc);
                 acc = add_wnaf_digit(b, acc, &podd, nt[i]);
                 acc = add_wnaf_digit(b, acc, gtab, ns[i]);
             }

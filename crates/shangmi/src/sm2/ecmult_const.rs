@@ -4,7 +4,7 @@
 //! with one inversion, each lookup scanning the whole table.
 
 use super::field::{Fp, Sm2N};
-use super::point::{add_mixed_nz_with, dblu_affine_with, double_with, zaddu_with, Affine, Jacobian};
+use super::point::{add_mixed, dblu_affine, double, zaddu, Affine, Jacobian};
 use crate::arith::with_mul;
 use crate::arith::{odd_scalar, recode_odd, scan, Limbs};
 use subtle::{Choice, ConditionallySelectable};
@@ -21,10 +21,10 @@ pub(crate) fn odd_multiples_coz_vartime(p: &Affine, m: usize) -> Vec<Affine> {
     let mut jac = Vec::with_capacity(m);
     let mut f = Vec::with_capacity(m);
     with_mul!(|b| {
-        let (mut two, mut cur) = dblu_affine_with(b, p);
+        let (mut two, mut cur) = dblu_affine(b, p);
         for _ in 1..m {
             f.push(two.x.sub(&cur.x));
-            let (sum, two_same_z) = zaddu_with(b, &two, &cur);
+            let (sum, two_same_z) = zaddu(b, &two, &cur);
             two = two_same_z;
             cur = sum;
             jac.push(cur);
@@ -75,9 +75,9 @@ pub fn mul(p: &Affine, k: &Limbs) -> Jacobian {
         let mut acc = lookup(digits[WINDOWS - 1]).to_jacobian();
         for i in (0..WINDOWS - 1).rev() {
             for _ in 0..W {
-                acc = double_with(b, &acc);
+                acc = double(b, &acc);
             }
-            acc = add_mixed_nz_with(b, &acc, &lookup(digits[i]), i == 0);
+            acc = add_mixed(b, &acc, &lookup(digits[i]), i == 0);
         }
         acc
     });

@@ -19,9 +19,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::field::{Fp, Sm2N};
-use super::point::{
-    add_affine_nz_with, add_mixed_nz_with, add_mixed_vartime_with, batch_to_affine_vartime, Affine, Jacobian,
-};
+use super::point::{add_affine, add_mixed, add_mixed_vartime, batch_to_affine_vartime, Affine, Jacobian};
 use crate::arith::with_mul;
 use crate::arith::{odd_scalar, recode_odd, scan, Limbs};
 use std::sync::OnceLock;
@@ -101,10 +99,10 @@ impl CombTable {
             // Windows 0 and 1 (never the last: there are at least 32) add
             // as two affine points.
             let first = self.lookup(0, digits[0]);
-            let mut acc = add_affine_nz_with(b, &first, &self.lookup(1, digits[1]));
+            let mut acc = add_affine(b, &first, &self.lookup(1, digits[1]));
             for i in 2..self.windows {
                 let p = self.lookup(i, digits[i]);
-                acc = add_mixed_nz_with(b, &acc, &p, i + 1 == self.windows);
+                acc = add_mixed(b, &acc, &p, i + 1 == self.windows);
             }
             acc
         });
@@ -123,7 +121,7 @@ impl CombTable {
             for (i, (idx, neg)) in digits.iter().enumerate().take(self.windows) {
                 let p = self.points[i * self.per + *idx as usize];
                 let p = if bool::from(*neg) { p.neg() } else { p };
-                acc = add_mixed_vartime_with(b, &acc, &p);
+                acc = add_mixed_vartime(b, &acc, &p);
             }
             acc
         })

@@ -56,6 +56,7 @@ impl Ciphertext {
         Ok(Ciphertext { c1, c3, c2: b[65..split].to_vec() })
     }
 
+    /// C1‖C3‖C2 (GB/T 32918.4-2016 order).
     pub fn to_c1c3c2(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(97 + self.c2.len());
         out.extend_from_slice(&self.c1);
@@ -64,6 +65,7 @@ impl Ciphertext {
         out
     }
 
+    /// C1‖C2‖C3 (the 2010 draft order).
     pub fn to_c1c2c3(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(97 + self.c2.len());
         out.extend_from_slice(&self.c1);

@@ -132,6 +132,7 @@ impl KeyExchange {
         self.ephemeral
     }
 
+    /// This party's role.
     pub fn role(&self) -> Role {
         self.role
     }

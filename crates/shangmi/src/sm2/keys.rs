@@ -160,6 +160,7 @@ impl PublicKey {
         }
     }
 
+    /// Whether this key carries a prepared comb ([`Self::prepare`]).
     pub fn is_prepared(&self) -> bool {
         self.inner.table.is_some()
     }
@@ -256,6 +257,7 @@ impl PrivateKey {
         Zeroizing::new(self.d.to_be_bytes())
     }
 
+    /// The public key d·G (computed once, at construction).
     pub fn public_key(&self) -> &PublicKey {
         &self.public
     }

@@ -51,16 +51,19 @@ pub fn mul_g(k: &[u8; 32]) -> Option<[u8; 65]> {
     affine_bytes(&ecmult_gen::mul_g(&limbs_from_be(k)))
 }
 
+/// k·P by the constant-time fixed window (`None` for infinity).
 pub fn mul_point(p: &PublicKey, k: &[u8; 32]) -> Option<[u8; 65]> {
     affine_bytes(&ecmult_const::mul(p.point(), &limbs_from_be(k)))
 }
 
+/// k·P by the prepared key's comb (`None` for infinity).
 pub fn mul_point_prepared(p: &PublicKey, k: &[u8; 32]) -> Option<[u8; 65]> {
     let p = p.prepare();
     let t = p.inner.table.as_ref()?;
     affine_bytes(&t.mul(&limbs_from_be(k)))
 }
 
+/// s·G + t·P by the verification chain, with or without P's comb.
 pub fn double_mul(s: &[u8; 32], t: &[u8; 32], p: &PublicKey, prepared: bool) -> Option<[u8; 65]> {
     let p = if prepared { p.prepare() } else { p.clone() };
     affine_bytes(&ecmult::double_mul_vartime(&limbs_from_be(s), &limbs_from_be(t), p.point(), p.inner.table.as_ref()))
@@ -84,24 +87,31 @@ fn affine_bytes(j: &Jacobian) -> Option<[u8; 65]> {
 pub fn fp_mul(a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
     fp(a).mul(&fp(b)).to_be_bytes()
 }
+/// a⁻¹ mod p (constant time; 0 ↦ 0).
 pub fn fp_inv(a: &[u8; 32]) -> [u8; 32] {
     fp(a).invert().to_be_bytes()
 }
+/// a⁻¹ mod p (variable time; 0 ↦ 0).
 pub fn fp_inv_vartime(a: &[u8; 32]) -> [u8; 32] {
     fp(a).invert_vartime().to_be_bytes()
 }
+/// A square root of a mod p, or `None`.
 pub fn fp_sqrt(a: &[u8; 32]) -> Option<[u8; 32]> {
     field::sqrt_vartime(&fp(a)).map(|r| r.to_be_bytes())
 }
+/// (a + b, a − b) mod p.
 pub fn fp_add_sub(a: &[u8; 32], b: &[u8; 32]) -> ([u8; 32], [u8; 32]) {
     (fp(a).add(&fp(b)).to_be_bytes(), fp(a).sub(&fp(b)).to_be_bytes())
 }
+/// a·b mod n.
 pub fn fn_mul(a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
     fnn(a).mul(&fnn(b)).to_be_bytes()
 }
+/// a⁻¹ mod n (0 ↦ 0).
 pub fn fn_inv(a: &[u8; 32]) -> [u8; 32] {
     fnn(a).invert().to_be_bytes()
 }
+/// A 64-byte big-endian integer mod n.
 pub fn fn_reduce_wide(b: &[u8; 64]) -> [u8; 32] {
     Scalar::from_be_wide(b).to_be_bytes()
 }
