@@ -6,6 +6,16 @@
 //! 2^64, R mod M, R² mod M) is computed at compile time from `M` alone, so
 //! SM9's BN256 p and n reuse this module by declaring their modulus.
 //!
+//! Products go through a [`MulBackend`] ([`Portable`], or [`Adx`] with
+//! MULX/ADCX/ADOX for any odd modulus, full carry); `mont.rs` documents how
+//! an algorithm selects the backend once per operation with `with_mul!`,
+//! and how a modulus of special form overrides the kernels. Also shared:
+//! the constant-time table scan for entries of any size ([`scan`]), the
+//! scalar recodings ([`recode_odd`], [`wnaf_vartime`]), the wide reduction
+//! ([`Fe::from_be_wide`]), safegcd inversion, the blinded inversion and the
+//! hedged-value derivation ([`HedgedKey`]), and the compile-time hex parser
+//! ([`limbs_from_hex`], [`hex32`]).
+//!
 //! Everything here is constant time (no branch or index depends on a value)
 //! except functions whose name ends in `_vartime`.
 
@@ -22,7 +32,7 @@ mod scan;
 pub use hedged::{invert_blinded, nonzero_below, HedgedKey};
 pub use limbs::*;
 pub use recode::{bits, odd_scalar, recode_odd, wnaf_vartime};
-pub use scan::{scan, scan_name, ScanEntry, MAX_SCAN};
+pub use scan::{scan, scan_name, ScanEntry, MAX_ENTRY_BYTES, MAX_SCAN};
 
 pub(crate) use mont::with_mul;
 pub use mont::{backend_name, MulBackend, Portable};

@@ -8,7 +8,7 @@
 //! was obtained, so under `SHANGMI_CPU_DISABLE=adx` or `bmi2` only the
 //! portable one is ever built). Code that does many products — a point
 //! formula, an inversion chain, a Miller loop — is written once, generic
-//! over `B: MulBackend`, and called through [`with_mul!`]:
+//! over `B: MulBackend`, and called through `crate::arith::with_mul!`:
 //!
 //! ```ignore
 //! fn double<B: MulBackend>(b: B, p: &G1) -> G1 { let zz = b.sqr(&p.z); ... }
@@ -101,7 +101,7 @@ impl MulBackend for Adx {
     }
 }
 
-/// The name of the backend [`with_mul!`] picks on this CPU under the mask.
+/// The name of the backend `with_mul!` picks on this CPU under the mask.
 pub fn backend_name() -> &'static str {
     with_mul!(|b| b.name())
 }

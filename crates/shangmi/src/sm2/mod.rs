@@ -4,7 +4,7 @@
 //! 2^64 − 1, prime order n, cofactor 1.
 //!
 //! Memory: k·G uses one process-wide comb (37 × 64 affine points, 151,552
-//! bytes) built on first use from G alone (`mul::g_table`); a prepared
+//! bytes) built on first use from G alone (`ecmult_gen::g_table`); a prepared
 //! public key carries its own comb (43 × 32 points, 88,064 bytes);
 //! verification also uses a process-wide table of 256 odd multiples of G
 //! (16,384 bytes, built on the first verification).
@@ -23,7 +23,17 @@
 //!
 //! Affine conversions of secret points (k·G when signing, k·G and k·P when
 //! encrypting, d·C1 when decrypting) invert Z·β for a fresh random β with
-//! the faster variable-time inversion (`nonce::invert_blinded`).
+//! the faster variable-time inversion (`arith::invert_blinded`).
+//!
+//! Fork safety: pools, key exchanges and the buffered nonce seeds record
+//! [`crate::rand::fork_generation`] and never hand the same secret to a
+//! parent and its forked child.
+//!
+//! Layout, one job per file: `keys` (key pairs, Z, prepared comb), `sign`
+//! (signatures and batches), `encrypt` (ciphertexts), `pool` (signature
+//! pools), `kex` (key exchange), `nonce` (hedged draws), `ecmult_gen` (k·G
+//! and fixed-base combs), `ecmult_const` (k·P), `ecmult` (s·G + t·P),
+//! `point` (formulas), `field` (p and n; x86-64 kernels in `field_x86`).
 
 use crate::ctime;
 mod ecmult;
