@@ -217,3 +217,28 @@ fn hedged_range_and_blinded_inversion_for_any_modulus() {
     assert_ne!(*k.derive(&[0; 16], &[0; 32], 1, 1), *k.derive(&[0; 16], &[0; 32], 1, 2));
     assert_eq!(*k.derive(&[1; 16], &[2; 32], 3, 4), *k.clone().derive(&[1; 16], &[2; 32], 3, 4));
 }
+
+/// The odd-digit recoding is generic over the group order: for SM9's n,
+/// ±k' ≡ k (mod n) with k' odd, and the digits sum back to k'.
+#[test]
+fn odd_recoding_for_sm9_n() {
+    let n = big(&Sm9N::M);
+    for k in values::<Sm9N>(200, 12) {
+        let (odd, flip) = odd_scalar::<Sm9N>(&k);
+        assert_eq!(odd[0] & 1, 1);
+        let back = if bool::from(flip) { (&n - big(&odd)) % &n } else { big(&odd) % &n };
+        assert_eq!(back, big(&k) % &n, "k={k:x?}");
+        for w in 5..=8usize {
+            let windows = 256usize.div_ceil(w);
+            let mut digits = [(0u64, subtle::Choice::from(0)); 64];
+            recode_odd(&odd, w, windows, subtle::Choice::from(0), &mut digits);
+            let mut sum = num_bigint::BigInt::from(0);
+            for (i, (idx, neg)) in digits.iter().enumerate().take(windows) {
+                assert!(*idx < 1 << (w - 1));
+                let d = num_bigint::BigInt::from(2 * *idx + 1) << (w * i);
+                sum += if bool::from(*neg) { -d } else { d };
+            }
+            assert_eq!(sum, num_bigint::BigInt::from(big(&odd)), "w={w}");
+        }
+    }
+}
