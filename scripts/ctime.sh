@@ -11,7 +11,7 @@
 # /proc/cpuinfo, see src/cpu.rs); and once more with the portable table scan
 # (avx2 masked; otherwise valgrind, which hides AVX-512 but shows AVX2,
 # checks the AVX2 scan). The AVX-512VL scan can't run under valgrind: it is
-# constant time by construction (see sm2/mul.rs).
+# constant time by construction (see arith/scan.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "ctime: valgrind not installed" >&2; exit 2; }

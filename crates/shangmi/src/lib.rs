@@ -31,8 +31,8 @@ pub use error::{Error, Result};
 /// (algorithm, backend name) pairs.
 pub fn backends() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("sm2-field", sm2::field::backend_name()),
-        ("sm2-scan", sm2::mul::scan_name()),
+        ("sm2-field", arith::backend_name()),
+        ("sm2-scan", arith::scan_name()),
         ("sm3", sm3::backend_name()),
         ("sm4", sm4::Backend::selected().name()),
         ("zuc", zuc::Backend::auto().name()),

@@ -6,213 +6,43 @@
 //! 2^64, R mod M, R² mod M) is computed at compile time from `M` alone, so
 //! SM9's BN256 p and n reuse this module by declaring their modulus.
 //!
+//! Products go through a [`MulBackend`] ([`Portable`], or [`Adx`] with
+//! MULX/ADCX/ADOX for any odd modulus, full carry); `mont.rs` documents how
+//! an algorithm selects the backend once per operation with `with_mul!`,
+//! and how a modulus of special form overrides the kernels. Also shared:
+//! the constant-time table scan for entries of any size ([`scan`]), the
+//! scalar recodings ([`recode_odd`], [`wnaf_vartime`]), the wide reduction
+//! ([`Fe::from_be_wide`]), safegcd inversion, the blinded inversion and the
+//! hedged-value derivation ([`HedgedKey`]), and the compile-time hex parser
+//! ([`limbs_from_hex`], [`hex32`]).
+//!
 //! Everything here is constant time (no branch or index depends on a value)
 //! except functions whose name ends in `_vartime`.
 
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod hedged;
+mod limbs;
+mod mont;
+mod recode;
 pub mod safegcd;
+mod scan;
+
+pub use hedged::{invert_blinded, nonzero_below, HedgedKey};
+pub use limbs::*;
+pub use recode::{bits, odd_scalar, recode_odd, wnaf_vartime};
+pub use scan::{scan, scan_name, ScanEntry, MAX_ENTRY_BYTES, MAX_SCAN};
+
+pub(crate) use mont::with_mul;
+pub use mont::{backend_name, MulBackend, Portable};
+#[cfg(target_arch = "x86_64")]
+pub use mont::{mont_mul_adx, Adx};
 
 use core::marker::PhantomData;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
+
 use zeroize::Zeroize;
-
-/// Four little-endian 64-bit limbs.
-pub type Limbs = [u64; 4];
-
-/// All-ones if `bit` is 1, zero if 0, hidden from the optimiser: without the
-/// barrier LLVM proves the mask is 0 or −1 and may turn the masked select
-/// into a conditional branch on secret data (scripts/ctime.sh caught exactly
-/// that in final_sub/add_mod).
-#[inline(always)]
-pub fn mask_from_bit(bit: u64) -> u64 {
-    core::hint::black_box(bit).wrapping_neg()
-}
-
-/// a + b + carry → (sum, carry out); carry in {0, 1}.
-#[inline(always)]
-pub const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
-    let t = a as u128 + b as u128 + carry as u128;
-    (t as u64, (t >> 64) as u64)
-}
-
-/// a − b − borrow → (difference, borrow out); borrow in {0, 1}.
-#[inline(always)]
-pub const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
-    let t = (a as u128).wrapping_sub(b as u128 + borrow as u128);
-    (t as u64, ((t >> 64) as u64) & 1)
-}
-
-/// a + b·c + carry → (low, high).
-#[inline(always)]
-pub const fn mac(a: u64, b: u64, c: u64, carry: u64) -> (u64, u64) {
-    let t = a as u128 + (b as u128) * (c as u128) + carry as u128;
-    (t as u64, (t >> 64) as u64)
-}
-
-/// Big-endian 32 bytes → limbs (no reduction).
-#[inline]
-pub fn limbs_from_be(b: &[u8; 32]) -> Limbs {
-    let mut out = [0u64; 4];
-    for (i, limb) in out.iter_mut().enumerate() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[32 - 8 * (i + 1)..32 - 8 * i]);
-        *limb = u64::from_be_bytes(w);
-    }
-    out
-}
-
-/// Limbs → big-endian 32 bytes.
-#[inline]
-pub fn limbs_to_be(a: &Limbs) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (i, limb) in a.iter().enumerate() {
-        out[32 - 8 * (i + 1)..32 - 8 * i].copy_from_slice(&limb.to_be_bytes());
-    }
-    out
-}
-
-/// a − b over 256 bits → (difference, borrow in {0,1}).
-#[inline(always)]
-pub const fn sub_limbs(a: &Limbs, b: &Limbs) -> (Limbs, u64) {
-    let (d0, br) = sbb(a[0], b[0], 0);
-    let (d1, br) = sbb(a[1], b[1], br);
-    let (d2, br) = sbb(a[2], b[2], br);
-    let (d3, br) = sbb(a[3], b[3], br);
-    ([d0, d1, d2, d3], br)
-}
-
-/// a + b over 256 bits → (sum, carry in {0,1}).
-#[inline(always)]
-pub const fn add_limbs(a: &Limbs, b: &Limbs) -> (Limbs, u64) {
-    let (s0, c) = adc(a[0], b[0], 0);
-    let (s1, c) = adc(a[1], b[1], c);
-    let (s2, c) = adc(a[2], b[2], c);
-    let (s3, c) = adc(a[3], b[3], c);
-    ([s0, s1, s2, s3], c)
-}
-
-/// (a + b) mod m for a, b < m (compile-time version: no optimisation barrier).
-pub const fn add_mod_const(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
-    let (s, carry) = add_limbs(a, b);
-    let (d, borrow) = sub_limbs(&s, m);
-    let (_, keep) = sbb(carry, 0, borrow);
-    if keep == 1 {
-        s
-    } else {
-        d
-    }
-}
-
-/// (a + b) mod m for a, b < m.
-#[inline(always)]
-pub fn add_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
-    let (s, carry) = add_limbs(a, b);
-    final_sub(s, carry, m)
-}
-
-/// (a − b) mod m for a, b < m.
-#[inline(always)]
-pub fn sub_mod(a: &Limbs, b: &Limbs, m: &Limbs) -> Limbs {
-    let (d, borrow) = sub_limbs(a, b);
-    let mask = mask_from_bit(borrow);
-    let (s0, c) = adc(d[0], m[0] & mask, 0);
-    let (s1, c) = adc(d[1], m[1] & mask, c);
-    let (s2, c) = adc(d[2], m[2] & mask, c);
-    let (s3, _) = adc(d[3], m[3] & mask, c);
-    [s0, s1, s2, s3]
-}
-
-/// a mod m for a < 2m (one conditional subtraction), constant time.
-#[inline(always)]
-pub fn reduce_once(a: &Limbs, m: &Limbs) -> Limbs {
-    final_sub(*a, 0, m)
-}
-
-/// 1 if a < b else 0, constant time.
-#[inline(always)]
-pub const fn lt(a: &Limbs, b: &Limbs) -> u64 {
-    sub_limbs(a, b).1
-}
-
-/// a == 0 as a Choice.
-#[inline(always)]
-pub fn is_zero_limbs(a: &Limbs) -> Choice {
-    (a[0] | a[1] | a[2] | a[3]).ct_eq(&0)
-}
-
-/// −m⁻¹ mod 2^64 by Newton iteration (each step doubles the correct bits).
-pub const fn neg_inv64(m0: u64) -> u64 {
-    let mut inv: u64 = 1;
-    let mut i = 0;
-    while i < 6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
-        i += 1;
-    }
-    inv.wrapping_neg()
-}
-
-/// 2^e mod m by repeated modular doubling (compile-time helper).
-pub const fn pow2_mod(e: u32, m: &Limbs) -> Limbs {
-    let mut x: Limbs = [1, 0, 0, 0];
-    let mut i = 0;
-    while i < e {
-        x = add_mod_const(&x, &x, m);
-        i += 1;
-    }
-    x
-}
-
-/// Full 256×256 → 512-bit product.
-#[inline(always)]
-pub fn mul_wide(a: &Limbs, b: &Limbs) -> [u64; 8] {
-    let mut t = [0u64; 8];
-    for i in 0..4 {
-        let mut carry = 0;
-        for j in 0..4 {
-            let (lo, hi) = mac(t[i + j], a[i], b[j], carry);
-            t[i + j] = lo;
-            carry = hi;
-        }
-        t[i + 4] = carry;
-    }
-    t
-}
-
-/// 256-bit square → 512 bits (cross products once, doubled).
-#[inline(always)]
-pub fn sqr_wide(a: &Limbs) -> [u64; 8] {
-    let mut t = [0u64; 8];
-    // Off-diagonal products a[i]·a[j], i < j.
-    for i in 0..3 {
-        let mut carry = 0;
-        for j in (i + 1)..4 {
-            let (lo, hi) = mac(t[i + j], a[i], a[j], carry);
-            t[i + j] = lo;
-            carry = hi;
-        }
-        t[i + 4] = carry;
-    }
-    // Double them.
-    let mut c = 0;
-    for x in t.iter_mut().skip(1) {
-        let nc = *x >> 63;
-        *x = (*x << 1) | c;
-        c = nc;
-    }
-    // Add the squares on the diagonal.
-    let mut carry = 0;
-    for i in 0..4 {
-        let sq = (a[i] as u128) * (a[i] as u128);
-        let (lo, c1) = adc(t[2 * i], sq as u64, carry);
-        let (hi, c2) = adc(t[2 * i + 1], (sq >> 64) as u64, c1);
-        t[2 * i] = lo;
-        t[2 * i + 1] = hi;
-        carry = c2;
-    }
-    t
-}
 
 /// An odd 256-bit modulus with its Montgomery constants. Implementors give
 /// `M` (and may override `reduce` with a faster modulus-specific reduction).
@@ -240,9 +70,8 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
     /// M prepared for [`safegcd::invert`].
     const INV_INFO: safegcd::ModInfo = safegcd::ModInfo::new(&Self::M);
 
-    /// x⁻¹ (0 ↦ 0) in constant time by safegcd divsteps (about twice as
-    /// fast as a Fermat chain for SM2's p, more for moduli without a fast
-    /// multiplication). x holds a·R, its plain inverse is a⁻¹·R⁻¹, and one
+    /// x⁻¹ (0 ↦ 0) in constant time by safegcd divsteps (faster than a
+    /// Fermat chain, see bench/NOTES.md). x holds a·R, its plain inverse is a⁻¹·R⁻¹, and one
     /// Montgomery multiplication by R³ gives a⁻¹·R.
     #[inline]
     fn invert(x: &Fe<Self>) -> Fe<Self> {
@@ -250,16 +79,58 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
         Fe(Self::mont_mul(&i, &Self::R3), PhantomData)
     }
 
-    /// a·b·R⁻¹ mod M (product then reduction unless overridden).
+    /// The modulus words followed by −M⁻¹ mod 2^64, in memory for the
+    /// assembly kernels.
+    const WORDS: &'static [u64; 5] = &[Self::M[0], Self::M[1], Self::M[2], Self::M[3], Self::M_INV];
+
+    /// a·b·R⁻¹ mod M for a, b < M: the portable kernel (the generic product
+    /// and [`Modulus::reduce`] unless overridden).
     #[inline(always)]
-    fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+    fn mont_mul_portable(a: &Limbs, b: &Limbs) -> Limbs {
         Self::reduce(&mul_wide(a, b))
     }
 
-    /// a²·R⁻¹ mod M.
+    /// a²·R⁻¹ mod M for a < M, portable.
+    #[inline(always)]
+    fn mont_sqr_portable(a: &Limbs) -> Limbs {
+        Self::reduce(&sqr_wide(a))
+    }
+
+    /// a·b·R⁻¹ mod M for a, b < M with MULX/ADCX/ADOX (the generic
+    /// full-carry kernel [`mont_mul_adx`] unless overridden); the token
+    /// proves the instructions exist.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn mont_mul_adx(t: crate::cpu::Adx, a: &Limbs, b: &Limbs) -> Limbs {
+        mont::mont_mul_adx(t, a, b, Self::WORDS)
+    }
+
+    /// a²·R⁻¹ mod M for a < M with MULX/ADCX/ADOX.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn mont_sqr_adx(t: crate::cpu::Adx, a: &Limbs) -> Limbs {
+        Self::mont_mul_adx(t, a, a)
+    }
+
+    /// a·b·R⁻¹ mod M for a, b < M on the best backend (one cached CPU check
+    /// per call; see [`MulBackend`] to check once per operation instead).
+    #[inline(always)]
+    fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = Adx::get() {
+            return Self::mont_mul_adx(t.0, a, b);
+        }
+        Self::mont_mul_portable(a, b)
+    }
+
+    /// a²·R⁻¹ mod M for a < M on the best backend.
     #[inline(always)]
     fn mont_sqr(a: &Limbs) -> Limbs {
-        Self::reduce(&sqr_wide(a))
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = Adx::get() {
+            return Self::mont_sqr_adx(t.0, a);
+        }
+        Self::mont_sqr_portable(a)
     }
 
     /// (a + b) mod M for a, b < M (a modulus may supply a faster one).
@@ -273,40 +144,6 @@ pub trait Modulus: Copy + Clone + core::fmt::Debug + Send + Sync + 'static {
     fn mod_sub(a: &Limbs, b: &Limbs) -> Limbs {
         sub_mod(a, b, &Self::M)
     }
-}
-
-/// Word-by-word Montgomery reduction for any odd modulus.
-#[inline(always)]
-pub fn mont_reduce_generic(t: &[u64; 8], m: &Limbs, m_inv: u64) -> Limbs {
-    let mut t = *t;
-    let mut carry2 = 0;
-    for i in 0..4 {
-        let k = t[i].wrapping_mul(m_inv);
-        let mut carry = 0;
-        for j in 0..4 {
-            let (lo, hi) = mac(t[i + j], k, m[j], carry);
-            t[i + j] = lo;
-            carry = hi;
-        }
-        let (s, c) = adc(t[i + 4], carry, carry2);
-        t[i + 4] = s;
-        carry2 = c;
-    }
-    final_sub([t[4], t[5], t[6], t[7]], carry2, m)
-}
-
-/// Subtract m from (carry:r) if the 257-bit value is ≥ m, constant time.
-#[inline(always)]
-pub fn final_sub(r: Limbs, carry: u64, m: &Limbs) -> Limbs {
-    let (d, borrow) = sub_limbs(&r, m);
-    let (_, keep) = sbb(carry, 0, borrow);
-    let mask = mask_from_bit(keep);
-    [
-        (r[0] & mask) | (d[0] & !mask),
-        (r[1] & mask) | (d[1] & !mask),
-        (r[2] & mask) | (d[2] & !mask),
-        (r[3] & mask) | (d[3] & !mask),
-    ]
 }
 
 /// An element of Z/MZ in Montgomery form.
@@ -401,36 +238,61 @@ impl<M: Modulus> Fe<M> {
         CtOption::new(Self::from_canonical(&l), ok)
     }
 
+    /// A 64-byte big-endian integer mod M (for uniform scalars: the bias is
+    /// below 2^−250 for a 256-bit M), constant time. hi·2^256 + lo as
+    /// hi·R + lo: each half converted by one Montgomery multiplication by
+    /// R² (exact for any 256-bit half, as half·R² < R·M), then hi times the
+    /// element whose value is R.
+    pub fn from_be_wide(b: &[u8; 64]) -> Self {
+        let mut half = [0u8; 32];
+        half.copy_from_slice(&b[..32]);
+        let mut hi_l = limbs_from_be(&half);
+        half.copy_from_slice(&b[32..]);
+        let mut lo_l = limbs_from_be(&half);
+        half.zeroize();
+        let (hi, lo) = (Self::from_canonical(&hi_l), Self::from_canonical(&lo_l));
+        hi_l.zeroize();
+        lo_l.zeroize();
+        hi.mul(&Self::from_mont_limbs(M::R2)).add(&lo)
+    }
+
     /// Big-endian bytes of the canonical value.
     pub fn to_be_bytes(&self) -> [u8; 32] {
         limbs_to_be(&self.to_canonical())
     }
 
+    /// (self + o) mod M; both below M.
     #[inline(always)]
     pub fn add(&self, o: &Self) -> Self {
         Self(M::mod_add(&self.0, &o.0), PhantomData)
     }
 
+    /// (self − o) mod M; both below M.
     #[inline(always)]
     pub fn sub(&self, o: &Self) -> Self {
         Self(M::mod_sub(&self.0, &o.0), PhantomData)
     }
 
+    /// 2·self mod M.
     #[inline(always)]
     pub fn double(&self) -> Self {
         self.add(self)
     }
 
+    /// −self mod M (0 ↦ 0).
     #[inline(always)]
     pub fn neg(&self) -> Self {
         Self::ZERO.sub(self)
     }
 
+    /// self·o mod M on the best backend (one cached CPU check per call; see
+    /// [`MulBackend`] for checking once per operation).
     #[inline(always)]
     pub fn mul(&self, o: &Self) -> Self {
         Self(M::mont_mul(&self.0, &o.0), PhantomData)
     }
 
+    /// self² mod M on the best backend.
     #[inline(always)]
     pub fn square(&self) -> Self {
         Self(M::mont_sqr(&self.0), PhantomData)
@@ -446,6 +308,7 @@ impl<M: Modulus> Fe<M> {
         x
     }
 
+    /// Whether self = 0, as a Choice (constant time).
     #[inline(always)]
     pub fn is_zero(&self) -> Choice {
         is_zero_limbs(&self.0)
@@ -520,11 +383,14 @@ fn batch_invert_impl<M: Modulus>(xs: &mut [Fe<M>], vartime: bool) {
 }
 
 #[cfg(test)]
+mod mont_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     #[derive(Clone, Copy, Debug)]
-    struct P25519;
+    pub(super) struct P25519;
     impl Modulus for P25519 {
         // 2^255 − 19: an independent odd modulus to exercise the generic code.
         const M: Limbs = [0xffff_ffff_ffff_ffed, 0xffff_ffff_ffff_ffff, 0xffff_ffff_ffff_ffff, 0x7fff_ffff_ffff_ffff];

@@ -7,9 +7,9 @@
 //! S_B (B → A) = SM3(02 ‖ y_U ‖ SM3(x_U ‖ Z_A ‖ Z_B ‖ x_RA ‖ y_RA ‖ x_RB ‖ y_RB)),
 //! S_A (A → B) = the same with 03. Z_A, R_A always belong to the initiator.
 
-use super::field::Fn;
+use super::field::Scalar;
 use super::point::Affine;
-use super::{ctime, declassify, mul, random_scalar, PrivateKey, PublicKey};
+use super::{ctime, declassify, ecmult, ecmult_const, ecmult_gen, random_scalar, PrivateKey, PublicKey};
 use crate::arith::{limbs_from_be, Limbs};
 use crate::{sm3, Error, Result};
 use subtle::ConstantTimeEq;
@@ -31,13 +31,16 @@ pub enum Role {
 /// `compute` only and is zeroized on drop.
 pub struct KeyExchange {
     role: Role,
-    d: Fn,
-    r: Fn,
+    d: Scalar,
+    r: Scalar,
     ephemeral: [u8; 65],
     peer: PublicKey,
     z_own: [u8; 32],
     z_peer: [u8; 32],
     used: bool,
+    /// [`crate::rand::fork_generation`] when `r` was drawn: a copy of this
+    /// state in a forked child refuses to use `r` (the parent may).
+    generation: u64,
 }
 
 impl core::fmt::Debug for KeyExchange {
@@ -103,14 +106,25 @@ impl KeyExchange {
         own_uid: &[u8],
         peer: &PublicKey,
         peer_uid: &[u8],
-        r: Fn,
+        r: Scalar,
     ) -> Result<Self> {
         let z_own = own.public_key().z(own_uid)?;
         let z_peer = peer.z(peer_uid)?;
         let rl = Zeroizing::new(r.to_canonical());
-        let ephemeral = mul::mul_g_ct(&rl).to_affine().to_uncompressed();
+        let generation = crate::rand::fork_generation();
+        let ephemeral = ecmult_gen::mul_g(&rl).to_affine().to_uncompressed();
         declassify(&ephemeral);
-        Ok(KeyExchange { role, d: *own.scalar(), r, ephemeral, peer: peer.clone(), z_own, z_peer, used: false })
+        Ok(KeyExchange {
+            role,
+            d: *own.scalar(),
+            r,
+            ephemeral,
+            peer: peer.clone(),
+            z_own,
+            z_peer,
+            used: false,
+            generation,
+        })
     }
 
     /// This party's ephemeral point R (R_A or R_B), 04‖x‖y.
@@ -118,16 +132,27 @@ impl KeyExchange {
         self.ephemeral
     }
 
+    /// This party's role.
     pub fn role(&self) -> Role {
         self.role
     }
 
     /// Derives `key_len` bytes of shared key from the peer's ephemeral point
     /// (any encoding [`PublicKey::from_bytes`] takes), plus both
-    /// confirmation values. Works once per exchange.
+    /// confirmation values. Works once per exchange, and only in the process
+    /// that created it: a copy inherited through `fork()` refuses (and wipes
+    /// its ephemeral), so parent and child can never both use it.
     pub fn compute(&mut self, peer_ephemeral: &[u8], key_len: usize) -> Result<KeyExchangeResult> {
         if self.used {
             return Err(Error::invalid("this SM2 key exchange was already computed; start a new one"));
+        }
+        if self.generation != crate::rand::fork_generation() {
+            self.used = true;
+            self.r.zeroize();
+            return Err(Error::invalid(
+                "this SM2 key exchange was created before fork(): its ephemeral key belongs to the parent process; \
+                 start a new key exchange in this process",
+            ));
         }
         if key_len == 0 || key_len > MAX_KEY_LEN {
             return Err(Error::invalid(format!(
@@ -141,11 +166,11 @@ impl KeyExchange {
         let mut own_x = [0u8; 32];
         own_x.copy_from_slice(&self.ephemeral[1..33]);
         // t = d + x̄_own·r mod n (secret).
-        let xo = Fn::from_canonical(&x_bar(&own_x));
+        let xo = Scalar::from_canonical(&x_bar(&own_x));
         let mut t = self.d.add(&xo.mul(&self.r));
         self.r.zeroize();
         // Q = P_peer + x̄_peer·R_peer: public.
-        let q = mul::mul_vartime(peer_r.point(), &x_bar(&px)).add_vartime(&self.peer.point().to_jacobian());
+        let q = ecmult::mul_vartime(peer_r.point(), &x_bar(&px)).add_vartime(&self.peer.point().to_jacobian());
         if bool::from(q.is_infinity()) {
             return Err(Error::invalid("SM2 key exchange failed: peer's points sum to infinity"));
         }
@@ -153,7 +178,7 @@ impl KeyExchange {
         let q: Affine = q.to_affine_vartime();
         let mut tl = Zeroizing::new(t.to_canonical());
         t.zeroize();
-        let u = mul::mul_ct(&q, &tl);
+        let u = ecmult_const::mul(&q, &tl);
         tl.zeroize();
         if ctime::public_bool(u.is_infinity()) {
             return Err(Error::invalid("SM2 key exchange failed: shared point is infinity"));

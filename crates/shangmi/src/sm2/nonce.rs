@@ -28,31 +28,30 @@
 //!
 //! # Seeds
 //!
-//! A `getrandom` system call costs 1.2–2.7 µs on this project's (virtual)
-//! benchmark machine (examples/sm2_mul_ab.rs `sign`; `os.urandom` from Python),
-//! 5–10% of a signature, where OpenSSL draws from a user-space DRBG. Seeds for signing and decryption blinding therefore
-//! come from a per-thread buffer of 512 bytes of OS randomness (one system
+//! A `getrandom` system call is a noticeable share of a signature (figures
+//! in bench/NOTES.md), where OpenSSL draws from a user-space DRBG. Seeds
+//! for signing and decryption blinding therefore come from a per-thread buffer of 512 bytes of OS randomness (one system
 //! call per 32 seeds); each seed is wiped from the buffer as it is taken
-//! and the buffer is wiped when the thread exits. If a process forks, parent
-//! and child hold the same unread seeds; that is harmless exactly because
-//! these values are hedged: a repeated seed repeats k only for the same key
-//! *and* digest, which gives the same signature again (as deterministic
-//! nonces would), and decryption's blinding factor also hashes d and C1.
-//! Encryption ephemerals (no secret to hedge with), key-exchange ephemerals
-//! and the signature pool therefore do NOT use the buffer: they call the OS
-//! every time.
+//! and the buffer is wiped when the thread exits. The buffer records the
+//! [`crate::rand::fork_generation`] of its fill, and a forked child's copy
+//! is discarded and refilled before use, so parent and child never share a
+//! seed. (Even shared, a seed would be nearly harmless because the values
+//! are hedged: a repeated seed repeats k only for the same key *and*
+//! digest, which gives the same signature again.) Encryption ephemerals
+//! (no secret to hedge with), key-exchange ephemerals and the signature
+//! pool do not use the buffer: they call the OS every time, and pools and
+//! key exchanges check the fork generation themselves.
 //!
 //! # Blinded inversion
 //!
-//! See [`invert_blinded`].
+//! See [`crate::arith::invert_blinded`].
 
-use super::field::{Fn, Fp};
-use crate::ctime::{classify, declassify, public_bool};
-use crate::sm3::Sm3;
+use super::field::{Fp, Scalar};
+use crate::arith::{nonzero_below, HedgedKey};
+use crate::ctime::{classify, public_bool};
+use crate::rand::buffered_seed;
 use crate::Result;
-use std::cell::RefCell;
-use subtle::Choice;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 /// Second half of the first SM3 block, after d (32 bytes, zero padded):
 /// separates these hashes from every other SM3 use with d.
@@ -62,33 +61,22 @@ const DOMAIN: &[u8; 32] = b"shangmi SM2 hedged nonce v1\0\0\0\0\0";
 pub(crate) const TAG_SIGN: u8 = 1;
 pub(crate) const TAG_DECRYPT: u8 = 2;
 
-/// The SM3 state after the block d ‖ DOMAIN (secret: zeroized on drop, as
-/// `Sm3` always is).
+/// The hedged-value key of one SM2 private key (see [`HedgedKey`]).
 #[derive(Clone)]
-pub(crate) struct NonceKey {
-    state: Sm3,
-}
+pub(crate) struct NonceKey(HedgedKey);
 
 impl NonceKey {
     pub(crate) fn new(d: &[u8; 32]) -> Self {
-        let mut state = Sm3::new();
-        state.update(d);
-        state.update(DOMAIN);
-        NonceKey { state }
+        NonceKey(HedgedKey::new(d, DOMAIN))
     }
 
-    /// SM3(d ‖ DOMAIN ‖ seed ‖ v ‖ tag ‖ ctr): one compression.
-    pub(crate) fn derive(&self, seed: &[u8; 16], v: &[u8; 32], tag: u8, ctr: u8) -> Zeroizing<[u8; 32]> {
-        let mut h = self.state.clone();
-        h.update(seed);
-        h.update(v);
-        h.update(&[tag, ctr]);
-        Zeroizing::new(h.finalize())
+    fn derive(&self, seed: &[u8; 16], v: &[u8; 32], tag: u8, ctr: u8) -> Zeroizing<[u8; 32]> {
+        self.0.derive(seed, v, tag, ctr)
     }
 
     /// A signing nonce k ∈ [1, n−1] and blinding factor β ∈ [1, p−1] for
     /// digest `e` (see the module notes).
-    pub(crate) fn sign_pair(&self, e: &[u8; 32]) -> Result<(Fn, Fp)> {
+    pub(crate) fn sign_pair(&self, e: &[u8; 32]) -> Result<(Scalar, Fp)> {
         loop {
             let seed = buffered_seed()?;
             let kb = self.derive(&seed, e, TAG_SIGN, 1);
@@ -102,14 +90,12 @@ impl NonceKey {
     /// A signing nonce alone (for batches, whose one shared inversion stays
     /// constant time and needs no β): the k of [`Self::sign_pair`]'s
     /// construction, one compression.
-    pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Fn> {
+    pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Scalar> {
         loop {
             let seed = buffered_seed()?;
             let kb = self.derive(&seed, e, TAG_SIGN, 1);
-            let k = Fn::from_be_bytes(&kb);
-            let ok = k.is_some();
-            let k = k.unwrap_or(Fn::ZERO);
-            if public_bool(ok & !k.is_zero()) {
+            let (k, ok) = nonzero_below(&kb);
+            if public_bool(ok) {
                 return Ok(k);
             }
         }
@@ -122,7 +108,7 @@ impl NonceKey {
             let seed = buffered_seed()?;
             // The counter byte carries y's parity, so (x, parity) = C1.
             let bb = self.derive(&seed, x, TAG_DECRYPT, 1 + y_odd as u8);
-            let (b, ok) = fp_nonzero(&bb);
+            let (b, ok) = nonzero_below(&bb);
             if public_bool(ok) {
                 return Ok(b);
             }
@@ -132,31 +118,21 @@ impl NonceKey {
 
 /// (k, β) from two 32-byte strings if k ∈ [1, n−1] and β ∈ [1, p−1];
 /// only the in-range bit is published.
-fn pair_in_range(kb: &[u8; 32], bb: &[u8; 32]) -> Option<(Fn, Fp)> {
-    let k = Fn::from_be_bytes(kb);
-    let k_ok = k.is_some();
-    let k = k.unwrap_or(Fn::ZERO);
-    let (b, b_ok) = fp_nonzero(bb);
-    if public_bool(k_ok & !k.is_zero() & b_ok) {
+fn pair_in_range(kb: &[u8; 32], bb: &[u8; 32]) -> Option<(Scalar, Fp)> {
+    let (k, k_ok) = nonzero_below(kb);
+    let (b, b_ok) = nonzero_below(bb);
+    if public_bool(k_ok & b_ok) {
         Some((k, b))
     } else {
         None
     }
 }
 
-/// β and whether it is in [1, p−1] (constant time).
-fn fp_nonzero(bb: &[u8; 32]) -> (Fp, Choice) {
-    let b = Fp::from_be_bytes(bb);
-    let ok = b.is_some();
-    let b = b.unwrap_or(Fp::ZERO);
-    (b, ok & !b.is_zero())
-}
-
 /// A fresh encryption ephemeral k ∈ [1, n−1] and blinding factor
 /// β ∈ [1, p−1], straight from the OS (64 bytes, one system call, rejection
 /// sampling as above). Encryption has no secret to hedge with, so a buffer
 /// duplicated by `fork` could repeat k for different plaintexts: no buffer.
-pub(crate) fn os_pair() -> Result<(Fn, Fp)> {
+pub(crate) fn os_pair() -> Result<(Scalar, Fp)> {
     loop {
         let mut buf = Zeroizing::new([0u8; 64]);
         crate::rand::fill(&mut buf[..])?;
@@ -171,69 +147,10 @@ pub(crate) fn os_pair() -> Result<(Fn, Fp)> {
     }
 }
 
-/// Z⁻¹ through a variable-time inversion of the blinded value Z·β, for a
-/// SECRET Z and a β drawn uniformly from [1, p−1] for this call only (and
-/// never used again). Why that leaks nothing: for Z ≠ 0 the map β ↦ Z·β is
-/// a bijection of [1, p−1], so Z·β is uniform and independent of Z; its
-/// inversion may then take a data-dependent time (and is declassified for
-/// the valgrind check), and multiplying by β again, in constant time, gives
-/// (Z·β)⁻¹·β = Z⁻¹. (Z = 0 gives 0, like the constant-time inversion; Z·β
-/// then reveals only that Z = 0, which callers exclude.) The safegcd
-/// variable-time inversion costs ~2.0 µs against 3.3 µs for the constant-time one.
-/// Never call this with a β that is fixed, reused or known to anyone.
-#[inline]
-pub(crate) fn invert_blinded(z: &Fp, beta: &Fp) -> Fp {
-    let t = z.mul(beta);
-    declassify(&t);
-    t.invert_vartime().mul(beta)
-}
-
-/// Per-thread OS randomness handed out 16 bytes at a time (see the module
-/// notes for why this is safe only for hedged values).
-struct SeedBuffer {
-    buf: [u8; 512],
-    /// Bytes already handed out (and wiped) from the front of `buf`.
-    used: usize,
-}
-
-impl Drop for SeedBuffer {
-    fn drop(&mut self) {
-        self.buf.zeroize();
-    }
-}
-
-thread_local! {
-    static SEEDS: RefCell<SeedBuffer> = const { RefCell::new(SeedBuffer { buf: [0; 512], used: 512 }) };
-}
-
-/// 16 fresh bytes from the per-thread buffer (refilled from the OS when
-/// empty), marked secret for the valgrind check.
-pub(crate) fn buffered_seed() -> Result<Zeroizing<[u8; 16]>> {
-    let mut seed = Zeroizing::new([0u8; 16]);
-    let taken = SEEDS.try_with(|cell| -> Result<()> {
-        let mut s = cell.borrow_mut();
-        if s.used == s.buf.len() {
-            crate::rand::fill(&mut s.buf)?;
-            s.used = 0;
-        }
-        let at = s.used;
-        seed.copy_from_slice(&s.buf[at..at + 16]);
-        s.buf[at..at + 16].zeroize();
-        s.used += 16;
-        Ok(())
-    });
-    match taken {
-        Ok(r) => r?,
-        // The thread is being torn down (its buffer is gone): ask the OS.
-        Err(_) => crate::rand::fill(&mut seed[..])?,
-    }
-    classify(&seed[..]);
-    Ok(seed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arith::invert_blinded;
     use subtle::ConstantTimeEq;
 
     fn same(a: &Fp, b: &Fp) -> bool {

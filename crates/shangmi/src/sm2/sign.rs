@@ -1,0 +1,208 @@
+//! SM2 signatures (GB/T 32918.2): signing with hedged nonces or a pool,
+//! verification, and the parallel batch forms.
+
+use super::ecmult;
+use super::field::{Fp, Scalar, N, P};
+use super::point::batch_to_affine;
+use super::pool::SignaturePool;
+use super::{ctime, declassify, ecmult_gen, PrivateKey, PublicKey, MAX_UID_LEN};
+use crate::arith::invert_blinded;
+use crate::arith::{is_zero_limbs, limbs_from_be, Limbs};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, Zeroizing};
+
+/// Raw signature (r, s), each 32 bytes big-endian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub r: [u8; 32],
+    pub s: [u8; 32],
+}
+
+impl Signature {
+    /// 64 bytes r‖s with r, s ∈ [1, n−1], else [`Error::InvalidSignature`].
+    pub fn from_bytes(raw: &[u8]) -> Result<Self> {
+        if raw.len() != 64 {
+            return Err(Error::InvalidSignature);
+        }
+        let mut r = [0u8; 32];
+        let mut s = [0u8; 32];
+        r.copy_from_slice(&raw[..32]);
+        s.copy_from_slice(&raw[32..]);
+        let sig = Signature { r, s };
+        sig.scalars().ok_or(Error::InvalidSignature)?;
+        Ok(sig)
+    }
+
+    /// r‖s.
+    pub fn to_bytes(&self) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        out[..32].copy_from_slice(&self.r);
+        out[32..].copy_from_slice(&self.s);
+        out
+    }
+
+    /// (r, s) as canonical limbs if both are in [1, n−1].
+    fn scalars(&self) -> Option<(Limbs, Limbs)> {
+        let r = limbs_from_be(&self.r);
+        let s = limbs_from_be(&self.s);
+        let in_range = |x: &Limbs| crate::arith::lt(x, &N) == 1 && !bool::from(is_zero_limbs(x));
+        if in_range(&r) && in_range(&s) {
+            Some((r, s))
+        } else {
+            None
+        }
+    }
+}
+
+impl PublicKey {
+    /// Verifies a signature over `msg` with user ID `uid`.
+    pub fn verify(&self, msg: &[u8], uid: &[u8], sig: &Signature) -> Result<()> {
+        let e = self.digest(msg, uid)?;
+        self.verify_digest(&e, sig)
+    }
+
+    /// Verifies a signature over a caller-computed e = SM3(Z ‖ M).
+    pub fn verify_digest(&self, e: &[u8; 32], sig: &Signature) -> Result<()> {
+        let (r, s) = sig.scalars().ok_or(Error::InvalidSignature)?;
+        let rf = Scalar::from_canonical(&r);
+        let sf = Scalar::from_canonical(&s);
+        let t = rf.add(&sf);
+        if bool::from(t.is_zero()) {
+            return Err(Error::InvalidSignature);
+        }
+        let q = ecmult::double_mul_vartime(&s, &t.to_canonical(), &self.inner.point, self.inner.table.as_ref());
+        if bool::from(q.is_infinity()) {
+            return Err(Error::InvalidSignature);
+        }
+        // R = (e + x1) mod n == r ⇔ x1 ≡ r − e (mod n). x1 < p < 2n, so x1 is
+        // c = (r − e) mod n or c + n (if < p). Compare X == c·Z² to skip the
+        // inversion.
+        let ef = Scalar::from_limbs_reduce(&limbs_from_be(e));
+        let c = rf.sub(&ef).to_canonical();
+        let z2 = q.z.square();
+        let matches = |cand: &Limbs| bool::from(Fp::from_canonical(cand).mul(&z2).ct_eq(&q.x));
+        if matches(&c) {
+            return Ok(());
+        }
+        let (c2, carry) = crate::arith::add_limbs(&c, &N);
+        if carry == 0 && crate::arith::lt(&c2, &P) == 1 && matches(&c2) {
+            return Ok(());
+        }
+        Err(Error::InvalidSignature)
+    }
+}
+
+impl PrivateKey {
+    /// Signs `msg` for user ID `uid` (e = SM3(Z ‖ M)).
+    pub fn sign(&self, msg: &[u8], uid: &[u8]) -> Result<Signature> {
+        let e = self.digest(msg, uid)?;
+        self.sign_digest(&e)
+    }
+
+    /// Signs a caller-computed e = SM3(Z ‖ M).
+    pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature> {
+        loop {
+            let (k, beta) = self.nonce.sign_pair(e)?;
+            let kl = Zeroizing::new(k.to_canonical());
+            let mut p = ecmult_gen::mul_g(&kl);
+            // Only x is needed: X·(Z⁻¹)², Z⁻¹ through the blinded inversion
+            // (p ≠ O since k ∈ [1, n−1]).
+            let x = p.x.mul(&invert_blinded(&p.z, &beta).square());
+            p.zeroize();
+            let x1 = Scalar::from_limbs_reduce(&x.to_canonical());
+            if let Some(sig) = self.sign_finish(e, &k, &x1) {
+                return Ok(sig);
+            }
+        }
+    }
+
+    /// Signs many caller-computed digests with one shared field inversion
+    /// (Montgomery's trick over the k·G points) instead of one per
+    /// signature; otherwise exactly [`Self::sign_digest`] for each. The batch
+    /// inversion is constant time in the values, like the single one.
+    #[doc(hidden)]
+    pub fn sign_digests(&self, es: &[[u8; 32]]) -> Result<Vec<Signature>> {
+        let mut ks = Vec::with_capacity(es.len());
+        let mut pts = Vec::with_capacity(es.len());
+        for e in es {
+            let k = self.nonce.sign_k(e)?;
+            let kl = Zeroizing::new(k.to_canonical());
+            pts.push(ecmult_gen::mul_g(&kl));
+            ks.push(k);
+        }
+        let mut aff = batch_to_affine(&pts);
+        pts.zeroize();
+        let mut out = Vec::with_capacity(es.len());
+        for ((e, k), p) in es.iter().zip(ks.iter()).zip(aff.iter()) {
+            let x1 = Scalar::from_limbs_reduce(&p.x.to_canonical());
+            match self.sign_finish(e, k, &x1) {
+                Some(sig) => out.push(sig),
+                // r = 0, r + k = n or s = 0 (probability ~2^-254): a fresh k.
+                None => out.push(self.sign_digest(e)?),
+            }
+        }
+        ks.zeroize();
+        aff.zeroize();
+        Ok(out)
+    }
+
+    /// s = (1+d)⁻¹·(k + r) − r, equal to (1+d)⁻¹·(k − r·d); `None` when the
+    /// standard says to draw a new k (r = 0, r + k = n, s = 0).
+    pub(super) fn sign_finish(&self, e: &[u8; 32], k: &Scalar, x1: &Scalar) -> Option<Signature> {
+        let ef = Scalar::from_limbs_reduce(&limbs_from_be(e));
+        let r = ef.add(x1);
+        declassify(&r);
+        let kr = k.add(&r);
+        if ctime::public_bool(r.is_zero() | kr.is_zero()) {
+            return None;
+        }
+        let s = self.inv1pd.mul(&kr).sub(&r);
+        declassify(&s);
+        if bool::from(s.is_zero()) {
+            return None;
+        }
+        Some(Signature { r: r.to_be_bytes(), s: s.to_be_bytes() })
+    }
+
+    /// Signs with a precomputed (k, k·G) from `pool` (consumed once, wiped);
+    /// falls back to a fresh k when the pool is empty.
+    pub fn sign_with_pool(&self, msg: &[u8], uid: &[u8], pool: &SignaturePool) -> Result<Signature> {
+        let e = self.digest(msg, uid)?;
+        while let Some(entry) = pool.take() {
+            if let Some(sig) = self.sign_finish(&e, &entry.k, &entry.x1) {
+                return Ok(sig);
+            }
+        }
+        self.sign_digest(&e)
+    }
+}
+
+/// Messages per shared inversion in [`sign_many`]: the inversion (about a
+/// quarter of a signature) is then paid once per 64 signatures, and chunks
+/// still spread over the cores.
+const SIGN_BATCH: usize = 64;
+
+/// Signs every message with `key` (in parallel, chunks of messages sharing
+/// one field inversion).
+pub fn sign_many(key: &PrivateKey, msgs: &[&[u8]], uid: &[u8]) -> Result<Vec<Signature>> {
+    let chunks: Result<Vec<Vec<Signature>>> = msgs
+        .par_chunks(SIGN_BATCH)
+        .map(|chunk| {
+            let es: Result<Vec<[u8; 32]>> = chunk.iter().map(|m| key.digest(m, uid)).collect();
+            key.sign_digests(&es?)
+        })
+        .collect();
+    Ok(chunks?.into_iter().flatten().collect())
+}
+
+/// Verifies every (key, message, signature) with user ID `uid` (in parallel).
+/// A uid that no signature can use (too long) is the caller's error, as in
+/// [`PublicKey::verify`], not a batch of invalid signatures.
+pub fn verify_many(items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Result<Vec<bool>> {
+    if uid.len() > MAX_UID_LEN {
+        return Err(Error::invalid(format!("SM2 user ID too long: {} bytes, at most {MAX_UID_LEN}", uid.len())));
+    }
+    Ok(items.par_iter().map(|(pk, m, s)| pk.verify(m, uid, s).is_ok()).collect())
+}
