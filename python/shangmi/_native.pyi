@@ -169,6 +169,7 @@ def sm2_verify_many(items: object, uid: _Buffer, encoding: str) -> list[bool]: .
 
 _Ext = tuple[str, bool, bytes]
 
+@final
 class X509Certificate:
     @staticmethod
     def from_der(data: _Buffer) -> X509Certificate: ...
@@ -194,6 +195,7 @@ class X509Certificate:
     def verify_directly_issued_by(self, issuer: X509Certificate, uid: bytes | None = None) -> None: ...
     def verify_signature(self, key_point: _Buffer, uid: bytes | None = None) -> None: ...
 
+@final
 class X509Csr:
     @staticmethod
     def from_der(data: _Buffer) -> X509Csr: ...
@@ -209,6 +211,7 @@ class X509Csr:
     def extensions(self) -> list[_Ext]: ...
     def verify(self, uid: bytes | None = None) -> None: ...
 
+@final
 class X509Crl:
     @staticmethod
     def from_der(data: _Buffer) -> X509Crl: ...

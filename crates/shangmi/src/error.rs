@@ -44,9 +44,10 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::InvalidInput(m) | Error::InvalidKey(m) | Error::InvalidSignatureHint(m) | Error::InvalidCertificate(m) => {
-                f.write_str(m)
-            }
+            Error::InvalidInput(m)
+            | Error::InvalidKey(m)
+            | Error::InvalidSignatureHint(m)
+            | Error::InvalidCertificate(m) => f.write_str(m),
             Error::InvalidTag => f.write_str("authentication tag does not match"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::DecryptionFailed => f.write_str("decryption failed"),
