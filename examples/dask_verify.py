@@ -10,9 +10,9 @@ verifies the batch once serially with ``sm2.verify_many`` and once on the
 cluster in chunks with :func:`shangmi.batch.verify_chunk`, checks that both
 agree and find the planted index, and prints both throughputs.
 
-Each worker process gets ``RAYON_NUM_THREADS`` = its share of the cores
-(through Dask's ``distributed.nanny.pre-spawn-environ``) so that shangmi's
-native thread pool and Dask's workers together use each core once.
+Each worker process caps shangmi's native thread pool at its share of the
+cores (``client.run(shangmi.set_num_threads, n)``) so that the pool and Dask's
+workers together use each core once.
 """
 
 from __future__ import annotations
@@ -44,13 +44,11 @@ def make_batch(n: int, keys: int, seed: int = 1) -> tuple[list[Item], int]:
     return items, bad
 
 
-def cluster_env(threads_per_worker_native: int) -> dict[str, object]:
-    """The Dask config that caps shangmi's native pool in each worker process."""
-    import dask
+def cap_native_threads(client: object, threads_per_worker_native: int) -> None:
+    """Caps shangmi's native batch pool in each worker process of ``client``."""
+    import shangmi
 
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
-    environ["RAYON_NUM_THREADS"] = threads_per_worker_native
-    return {"distributed.nanny.pre-spawn-environ": environ}
+    client.run(shangmi.set_num_threads, threads_per_worker_native)  # type: ignore[attr-defined]
 
 
 def verify_on_dask(client: object, items: Sequence[Item], chunk: int) -> list[bool]:
@@ -70,7 +68,6 @@ def hash_files_on_dask(client: object, paths: Sequence[str], chunk: int) -> list
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import dask
     from distributed import Client, LocalCluster
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -89,12 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     native = max(1, (os.cpu_count() or 1) // args.workers)
     warnings.filterwarnings("ignore", "Sending large graph")  # the chunks travel in the graph on purpose
-    with dask.config.set(cluster_env(native)):
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
-            verify_on_dask(client, items[: args.chunk], args.chunk)  # warm-up: imports, key tables
-            t0 = time.perf_counter()
-            dist = verify_on_dask(client, items, args.chunk)
-            t_dask = time.perf_counter() - t0
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
+        cap_native_threads(client, native)
+        verify_on_dask(client, items[: args.chunk], args.chunk)  # warm-up: imports, key tables
+        t0 = time.perf_counter()
+        dist = verify_on_dask(client, items, args.chunk)
+        t_dask = time.perf_counter() - t0
     assert dist == serial
     assert [i for i, ok in enumerate(dist) if not ok] == [bad]
     n = args.signatures

@@ -19,7 +19,6 @@ import pytest
 
 pytest.importorskip("distributed", reason="dask[distributed] is in the test extra")
 
-import dask  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 from shangmi import sm3  # noqa: E402
@@ -42,11 +41,11 @@ EX = _example()
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
-    with dask.config.set(EX.cluster_env(1)):
-        with LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster, Client(cluster) as c:
-            yield c
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(
+        cluster
+    ) as c:
+        EX.cap_native_threads(c, 1)
+        yield c
 
 
 @pytest.mark.filterwarnings("ignore:Sending large graph")
@@ -88,20 +87,22 @@ def test_hash_files_on_cluster(client: Any, tmp_path: Path) -> None:
 
 
 def test_worker_native_cap_is_set(client: Any) -> None:
-    assert set(client.run(os.getenv, "RAYON_NUM_THREADS").values()) == {"1"}
+    import shangmi
+
+    assert set(client.run(shangmi.num_threads).values()) == {1}
 
 
 @pytest.mark.parametrize("threads", [1, 3])
-def test_rayon_num_threads_caps_the_native_pool(threads: int) -> None:
+def test_set_num_threads_caps_the_native_pool(threads: int) -> None:
     # A fresh process: count its OS threads before and after the first batch call.
     code = (
-        "import os; from shangmi import sm2, sm3\n"
+        "import os, shangmi; from shangmi import sm2, sm3\n"
+        f"shangmi.set_num_threads({threads})\n"
         "before = len(os.listdir('/proc/self/task'))\n"
         "sm3.hash_many([b'x'] * 10000)\n"
         "print(len(os.listdir('/proc/self/task')) - before)\n"
     )
-    env = {**os.environ, "RAYON_NUM_THREADS": str(threads)}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout) == threads
 
 

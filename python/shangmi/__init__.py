@@ -8,7 +8,7 @@ Pythonic API.
 from __future__ import annotations
 
 from shangmi import cms, sm2, sm3, sm4, x509, zuc
-from shangmi._cpu import CpuFeatures, cpu_features
+from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
     DecryptionError,
@@ -33,6 +33,8 @@ __all__ = [
     "x509",
     "cms",
     "cpu_features",
+    "set_num_threads",
+    "num_threads",
     "CpuFeatures",
     "ShangmiError",
     "InvalidInputError",

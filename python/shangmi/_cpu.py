@@ -1,4 +1,5 @@
-"""What the native core detected about this CPU and which backend each algorithm runs."""
+"""What the native core detected about this CPU, which backend each algorithm runs,
+and how many threads its batch calls use."""
 
 from __future__ import annotations
 
@@ -35,3 +36,22 @@ def cpu_features() -> CpuFeatures:
         masked=list(info["masked"]),
         backends=dict(info["backends"]),
     )
+
+
+def set_num_threads(n: int) -> None:
+    """Caps the threads shangmi's batch calls (``verify_many``, ``sign_many``,
+    ``hash_many``, pool refills) use in this process at ``n``; ``0`` restores
+    one thread per logical CPU (the default).
+
+    On a machine running several worker processes (Dask, multiprocessing),
+    give each its share of the cores so they do not oversubscribe them. The
+    pool is rebuilt in a forked child, so batch calls work after ``fork()``.
+    """
+    from shangmi._buffer import require_int
+
+    _native.set_num_threads(require_int(n, "n"))
+
+
+def num_threads() -> int:
+    """The number of threads the next batch call will use."""
+    return _native.num_threads()

@@ -5,16 +5,14 @@ these functions and their arguments (tuples of ``bytes``, lists of paths) to
 workers unchanged; each call then uses shangmi's own batch code, which spreads
 the chunk over the worker's cores with the GIL released.
 
-Thread cap: the native batch calls run on one Rayon thread pool per process,
-sized by Rayon's own ``RAYON_NUM_THREADS`` variable when the pool first starts
-(default: one thread per core). On a cluster with several worker processes
-per machine, give each worker ``RAYON_NUM_THREADS`` = its share of the cores
-*before* it starts, e.g. with Dask::
+Thread cap: the native batch calls run on shangmi's own thread pool, one
+thread per logical CPU unless :func:`shangmi.set_num_threads` says otherwise.
+On a cluster with several worker processes per machine, give each worker its
+share of the cores, e.g. with Dask::
 
-    dask.config.set({"distributed.nanny.pre-spawn-environ.RAYON_NUM_THREADS": 1})
+    client.run(shangmi.set_num_threads, 1)
 
-(Dask sets ``OMP_NUM_THREADS=1`` there for the same reason). See
-``examples/dask_verify.py``.
+See ``examples/dask_verify.py``.
 """
 
 from __future__ import annotations

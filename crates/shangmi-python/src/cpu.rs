@@ -4,6 +4,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use shangmi::cpu;
 
+use crate::errors::IntoPyResult;
+
 /// {"detected": [...], "enabled": [...], "masked": [...], "backends": {algorithm: name}}.
 #[pyfunction]
 fn cpu_info<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -19,7 +21,21 @@ fn cpu_info<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
+/// Caps the threads of shangmi's batch pool (0 = one per CPU).
+#[pyfunction]
+fn set_num_threads(n: usize) -> PyResult<()> {
+    shangmi::par::set_num_threads(n).py_err()
+}
+
+/// The threads the next batch call will use.
+#[pyfunction]
+fn num_threads() -> usize {
+    shangmi::par::num_threads()
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cpu_info, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     Ok(())
 }

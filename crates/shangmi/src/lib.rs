@@ -17,6 +17,7 @@ pub mod cpu;
 pub mod ctime;
 pub mod encoding;
 mod error;
+pub mod par;
 pub mod rand;
 pub mod sm2;
 pub mod sm3;

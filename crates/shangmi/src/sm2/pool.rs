@@ -94,7 +94,8 @@ impl SignaturePool {
         }
         const CHUNK: usize = 256;
         let chunks: Vec<usize> = (0..n).step_by(CHUNK).map(|i| CHUNK.min(n - i)).collect();
-        let fresh: Result<Vec<Vec<PoolEntry>>> = chunks.par_iter().map(|&c| Self::generate(c)).collect();
+        let fresh: Result<Vec<Vec<PoolEntry>>> =
+            crate::par::install(|| chunks.par_iter().map(|&c| Self::generate(c)).collect());
         let mut fresh = fresh?;
         let mut entries = self.lock();
         // Another thread may have refilled meanwhile: the bound holds under

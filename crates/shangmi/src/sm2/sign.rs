@@ -187,13 +187,14 @@ const SIGN_BATCH: usize = 64;
 /// Signs every message with `key` (in parallel, chunks of messages sharing
 /// one field inversion).
 pub fn sign_many(key: &PrivateKey, msgs: &[&[u8]], uid: &[u8]) -> Result<Vec<Signature>> {
-    let chunks: Result<Vec<Vec<Signature>>> = msgs
-        .par_chunks(SIGN_BATCH)
-        .map(|chunk| {
-            let es: Result<Vec<[u8; 32]>> = chunk.iter().map(|m| key.digest(m, uid)).collect();
-            key.sign_digests(&es?)
-        })
-        .collect();
+    let chunks: Result<Vec<Vec<Signature>>> = crate::par::install(|| {
+        msgs.par_chunks(SIGN_BATCH)
+            .map(|chunk| {
+                let es: Result<Vec<[u8; 32]>> = chunk.iter().map(|m| key.digest(m, uid)).collect();
+                key.sign_digests(&es?)
+            })
+            .collect()
+    });
     Ok(chunks?.into_iter().flatten().collect())
 }
 
@@ -204,5 +205,5 @@ pub fn verify_many(items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Res
     if uid.len() > MAX_UID_LEN {
         return Err(Error::invalid(format!("SM2 user ID too long: {} bytes, at most {MAX_UID_LEN}", uid.len())));
     }
-    Ok(items.par_iter().map(|(pk, m, s)| pk.verify(m, uid, s).is_ok()).collect())
+    Ok(crate::par::install(|| items.par_iter().map(|(pk, m, s)| pk.verify(m, uid, s).is_ok()).collect()))
 }

@@ -138,7 +138,7 @@ pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     if total < 1 << 16 || messages.len() < 2 {
         return messages.iter().map(|m| hash(m)).collect();
     }
-    messages.par_iter().map(|m| hash(m)).collect()
+    crate::par::install(|| messages.par_iter().map(|m| hash(m)).collect())
 }
 
 /// Incremental HMAC-SM3. The padded key blocks are absorbed at construction,
