@@ -15,6 +15,7 @@ __all__ = [
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
+    "AlreadyFinalized",
 ]
 
 
@@ -40,3 +41,8 @@ class InvalidSignature(ShangmiError):
 
 class DecryptionError(ShangmiError, ValueError):
     """Public-key decryption failed. The message is deliberately uninformative."""
+
+
+class AlreadyFinalized(ShangmiError, RuntimeError):
+    """A streaming context was used after ``finalize()``. (Also a RuntimeError,
+    which is what earlier versions raised.)"""

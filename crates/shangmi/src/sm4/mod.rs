@@ -19,6 +19,7 @@ mod aesni;
 pub mod ccm;
 pub mod gcm;
 mod ghash;
+mod many;
 pub mod modes;
 mod portable;
 mod sbox;
@@ -32,6 +33,7 @@ use zeroize::Zeroize;
 
 pub use ccm::Ccm;
 pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
+pub use many::{cbc_decrypt_many, cbc_encrypt_many};
 pub use modes::{
     cbc_decrypt_into, cbc_decrypt_with, cbc_encrypt_into, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place,
     ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into,
