@@ -1,21 +1,29 @@
 //! SM4 block cipher (GB/T 32907-2016) and its modes of operation.
 //!
-//! [`Sm4`] holds the expanded key and the backend chosen for this CPU:
-//! - `Backend::AesniAvx512` (x86-64 with AES-NI, AVX-512F/BW/VL): the SM4
-//!   S-box is affine-equivalent to the AES S-box, so 16 blocks at a time go
-//!   through `pshufb` nibble lookups (register permutes, not memory),
-//!   `aesenclast` and another affine map; see [`sbox`] for the derivation.
-//! - `Backend::Portable`: constant-time SWAR arithmetic, no tables (see
-//!   `portable.rs` for what it does about cache timing).
+//! [`Sm4`] holds the expanded key and the backend chosen for this CPU
+//! ([`Backend::ALL`], fastest last; [`Backend::selected`] takes the fastest
+//! the [`crate::cpu`] tokens allow, so `SHANGMI_CPU_DISABLE` selects lesser
+//! ones: `gfni` gives VAES, `avx512f` GFNI on AVX2, `avx512f,avx2` AES-NI
+//! with SSE, `all` portable):
+//! - GFNI (`gf2p8affineqb` + `gf2p8affineinvqb`) on 512- or 256-bit
+//!   registers, VAES on 512-bit registers, AES-NI (`aesenclast` between two
+//!   `pshufb` affine maps, see [`sbox`]) on AVX-512, AVX2 or SSE registers:
+//!   word-sliced kernels written once in `simd.rs` over the engines of
+//!   `x86.rs` (the AES-NI/AVX-512 one keeps its own tuned kernel in
+//!   `aesni.rs`).
+//! - `Backend::Portable`: constant time everywhere; runs of blocks are
+//!   bitsliced (`bitsliced.rs`, 64 blocks per call), single blocks and
+//!   serial modes use table-free SWAR arithmetic (`portable.rs`).
 //!
-//! The choice follows [`crate::cpu`]: `SHANGMI_CPU_DISABLE=avx512f` (or any
-//! feature the AES-NI backend needs) selects the portable backend.
+//! GHASH picks its own implementation (VPCLMULQDQ, PCLMULQDQ or constant-
+//! time portable) through the same tokens, whatever the SM4 backend.
 //!
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
 //! CBC/CTR contexts), [`gcm`] and [`ccm`].
 
 #[cfg(target_arch = "x86_64")]
 mod aesni;
+mod bitsliced;
 pub mod ccm;
 pub mod gcm;
 mod ghash;
