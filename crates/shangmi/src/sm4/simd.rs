@@ -36,6 +36,12 @@ pub(super) trait Engine: Copy {
     /// `L(S(x))` on every lane: the S-box on each byte, then
     /// `L(b) = b ^ b<<<2 ^ b<<<10 ^ b<<<18 ^ b<<<24`.
     fn t(self, x: Self::V) -> Self::V;
+    /// `acc ^ L(S(x))`; engines with three-way XORs override it to take one
+    /// step off the round's critical path.
+    #[inline(always)]
+    fn t_xor(self, x: Self::V, acc: Self::V) -> Self::V {
+        self.xor(acc, self.t(x))
+    }
     /// The lane-0 word of `v`.
     fn first(self, v: Self::V) -> u32;
     /// For each lane, the index (within the group) of the block it holds
@@ -70,7 +76,7 @@ pub(super) fn rounds<E: Engine, const G: usize>(e: E, rk: &[u32; 32], s: &mut [[
             let k = e.splat($k);
             for x in st.iter_mut() {
                 let t = e.xor(e.xor3(x[($i + 1) % 4], x[($i + 2) % 4], k), x[($i + 3) % 4]);
-                x[$i] = e.xor(x[$i], e.t(t));
+                x[$i] = e.t_xor(t, x[$i]);
             }
         }};
     }
@@ -87,10 +93,16 @@ pub(super) fn rounds<E: Engine, const G: usize>(e: E, rk: &[u32; 32], s: &mut [[
 /// (or `dst` itself) into `dst[..G * GROUP]`.
 #[inline(always)]
 fn groups<E: Engine, const G: usize>(e: E, rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) {
-    let mut s: [[E::V; 4]; G] = {
+    // A loop, not `array::from_fn`: a closure that is not inlined would be
+    // compiled without the engine's target features.
+    let zero = e.splat(0);
+    let mut s = [[zero; 4]; G];
+    {
         let inp: &[u8] = src.unwrap_or(dst);
-        core::array::from_fn(|g| e.load(&inp[E::GROUP * g..]))
-    };
+        for (g, x) in s.iter_mut().enumerate() {
+            *x = e.load(&inp[E::GROUP * g..]);
+        }
+    }
     rounds(e, rk, &mut s);
     for (g, x) in s.into_iter().enumerate() {
         e.store(x, With::Nothing, &mut dst[E::GROUP * g..]);
@@ -168,7 +180,7 @@ pub(super) fn one<E: Engine>(e: E, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
     macro_rules! round {
         ($i:expr, $k:expr) => {{
             let t = e.xor(e.xor3(x[($i + 1) % 4], x[($i + 2) % 4], e.splat($k)), x[($i + 3) % 4]);
-            x[$i] = e.xor(x[$i], e.t(t));
+            x[$i] = e.t_xor(t, x[$i]);
         }};
     }
     for r in rk.chunks_exact(4) {

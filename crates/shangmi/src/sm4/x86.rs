@@ -97,8 +97,16 @@ macro_rules! zmm_common {
             unsafe {
                 let bs = _mm512_broadcast_i32x4(table(&BSWAP32));
                 let p = src.as_ptr();
-                let r: [__m512i; 4] =
-                    core::array::from_fn(|i| _mm512_shuffle_epi8(_mm512_loadu_si512(p.add(64 * i).cast()), bs));
+                // Written out: a closure here may be compiled without the
+                // target features when not inlined (then every intrinsic is
+                // a call).
+                let ld = |i: usize| p.add(64 * i).cast();
+                let r = [
+                    _mm512_shuffle_epi8(_mm512_loadu_si512(ld(0)), bs),
+                    _mm512_shuffle_epi8(_mm512_loadu_si512(ld(1)), bs),
+                    _mm512_shuffle_epi8(_mm512_loadu_si512(ld(2)), bs),
+                    _mm512_shuffle_epi8(_mm512_loadu_si512(ld(3)), bs),
+                ];
                 transpose512(r)
             }
         }
@@ -156,6 +164,21 @@ unsafe fn l512(s: __m512i) -> __m512i {
     }
 }
 
+/// `acc ^ L(s)` as two independent three-way XORs and one XOR.
+#[inline(always)]
+unsafe fn l512_xor(s: __m512i, acc: __m512i) -> __m512i {
+    // SAFETY: the caller has AVX-512F.
+    unsafe {
+        let a = _mm512_ternarylogic_epi32::<0x96>(acc, s, _mm512_rol_epi32::<2>(s));
+        let b = _mm512_ternarylogic_epi32::<0x96>(
+            _mm512_rol_epi32::<10>(s),
+            _mm512_rol_epi32::<18>(s),
+            _mm512_rol_epi32::<24>(s),
+        );
+        _mm512_xor_si512(a, b)
+    }
+}
+
 /// GFNI on 512-bit registers.
 #[derive(Clone, Copy)]
 struct GfniZ {
@@ -172,15 +195,28 @@ impl GfniZ {
     }
 }
 
+impl GfniZ {
+    #[inline(always)]
+    fn s(self, x: __m512i) -> __m512i {
+        // SAFETY: the token proves GFNI and AVX-512F/BW/VL.
+        unsafe {
+            let u = _mm512_gf2p8affine_epi64_epi8::<PRE_C>(x, self.pre);
+            _mm512_gf2p8affineinv_epi64_epi8::<POST_C>(u, self.post)
+        }
+    }
+}
+
 impl Engine for GfniZ {
     zmm_common!();
     #[inline(always)]
     fn t(self, x: __m512i) -> __m512i {
-        // SAFETY: the token proves GFNI and AVX-512F/BW/VL.
-        unsafe {
-            let u = _mm512_gf2p8affine_epi64_epi8::<PRE_C>(x, self.pre);
-            l512(_mm512_gf2p8affineinv_epi64_epi8::<POST_C>(u, self.post))
-        }
+        // SAFETY: the token proves AVX-512F.
+        unsafe { l512(self.s(x)) }
+    }
+    #[inline(always)]
+    fn t_xor(self, x: __m512i, acc: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { l512_xor(self.s(x), acc) }
     }
 }
 
@@ -279,8 +315,13 @@ macro_rules! ymm_common {
             unsafe {
                 let bs = _mm256_broadcastsi128_si256(table(&BSWAP32));
                 let p = src.as_ptr();
-                let r: [__m256i; 4] =
-                    core::array::from_fn(|i| _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(32 * i).cast()), bs));
+                let ld = |i: usize| p.add(32 * i).cast();
+                let r = [
+                    _mm256_shuffle_epi8(_mm256_loadu_si256(ld(0)), bs),
+                    _mm256_shuffle_epi8(_mm256_loadu_si256(ld(1)), bs),
+                    _mm256_shuffle_epi8(_mm256_loadu_si256(ld(2)), bs),
+                    _mm256_shuffle_epi8(_mm256_loadu_si256(ld(3)), bs),
+                ];
                 transpose256(r)
             }
         }

@@ -42,8 +42,13 @@ macro_rules! xmm_common {
             unsafe {
                 let bs = table(&BSWAP32);
                 let p = src.as_ptr();
-                let r: [__m128i; 4] =
-                    core::array::from_fn(|i| _mm_shuffle_epi8(_mm_loadu_si128(p.add(16 * i).cast()), bs));
+                let ld = |i: usize| p.add(16 * i).cast();
+                let r = [
+                    _mm_shuffle_epi8(_mm_loadu_si128(ld(0)), bs),
+                    _mm_shuffle_epi8(_mm_loadu_si128(ld(1)), bs),
+                    _mm_shuffle_epi8(_mm_loadu_si128(ld(2)), bs),
+                    _mm_shuffle_epi8(_mm_loadu_si128(ld(3)), bs),
+                ];
                 transpose128(r)
             }
         }
@@ -205,6 +210,18 @@ impl Engine for GfniXVl {
             let s = _mm_gf2p8affineinv_epi64_epi8::<POST_C>(u, self.post);
             let a = _mm_ternarylogic_epi32::<0x96>(s, _mm_rol_epi32::<2>(s), _mm_rol_epi32::<10>(s));
             _mm_ternarylogic_epi32::<0x96>(a, _mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s))
+        }
+    }
+    #[inline(always)]
+    fn t_xor(self, x: __m128i, acc: __m128i) -> __m128i {
+        // SAFETY: the token proves GFNI and AVX-512F/VL.
+        unsafe {
+            let u = _mm_gf2p8affine_epi64_epi8::<PRE_C>(x, self.pre);
+            let s = _mm_gf2p8affineinv_epi64_epi8::<POST_C>(u, self.post);
+            let a = _mm_ternarylogic_epi32::<0x96>(acc, s, _mm_rol_epi32::<2>(s));
+            let b =
+                _mm_ternarylogic_epi32::<0x96>(_mm_rol_epi32::<10>(s), _mm_rol_epi32::<18>(s), _mm_rol_epi32::<24>(s));
+            _mm_xor_si128(a, b)
         }
     }
 }
