@@ -118,9 +118,18 @@ pub(super) struct AesX {
     pre: (__m128i, __m128i),
     post: (__m128i, __m128i),
     rot: Rot<__m128i>,
+    /// Whether `aesenclast`'s ShiftRows must be undone (not when every
+    /// lane holds the same word, as on the one-block path).
+    isr: bool,
 }
 
 impl AesX {
+    /// The engine for the one-block path, whose four lanes are equal.
+    #[inline(always)]
+    fn broadcast(t: cpu::AesSse) -> AesX {
+        AesX { rot: rot128(false), isr: false, ..AesX::new(t) }
+    }
+
     #[inline(always)]
     pub(super) fn new(t: cpu::AesSse) -> AesX {
         // SAFETY: SSE2 is baseline.
@@ -131,6 +140,7 @@ impl AesX {
             pre: (table(&PRE_TABLES.0), table(&PRE_TABLES.1)),
             post: (table(&POST_TABLES.0), table(&POST_TABLES.1)),
             rot: rot128(true),
+            isr: true,
         }
     }
 
@@ -157,7 +167,7 @@ impl Engine for AesX {
         // SAFETY: the token proves AES-NI and SSSE3.
         unsafe {
             let z = _mm_aesenclast_si128(u, _mm_setzero_si128());
-            l128(self.nibbles(z, self.post), &self.rot, true)
+            l128(self.nibbles(z, self.post), &self.rot, self.isr)
         }
     }
 }
@@ -257,10 +267,10 @@ pub(super) fn cbc_gfni(t: cpu::GfniAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data
 
 #[target_feature(enable = "aes,ssse3,sse4.1")]
 pub(super) fn one_aes(t: cpu::AesSse, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
-    simd::one(AesX::new(t), rk, w)
+    simd::one(AesX::broadcast(t), rk, w)
 }
 
 #[target_feature(enable = "aes,ssse3,sse4.1")]
 pub(super) fn cbc_aes(t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    simd::cbc_encrypt(AesX::new(t), rk, iv, data)
+    simd::cbc_encrypt(AesX::broadcast(t), rk, iv, data)
 }
