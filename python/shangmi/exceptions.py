@@ -15,7 +15,6 @@ __all__ = [
     "InvalidTag",
     "InvalidSignature",
     "DecryptionError",
-    "AlreadyFinalized",
 ]
 
 
@@ -43,6 +42,8 @@ class DecryptionError(ShangmiError, ValueError):
     """Public-key decryption failed. The message is deliberately uninformative."""
 
 
+# Not yet in __all__: the package root does not re-export it yet (the lead's
+# merge adds it to shangmi/__init__.py and __all__ together).
 class AlreadyFinalized(ShangmiError, RuntimeError):
     """A streaming context was used after ``finalize()``. (Also a RuntimeError,
     which is what earlier versions raised.)"""
