@@ -133,7 +133,7 @@ def test_hash_releases_the_gil() -> None:
     assert_gil_released(lambda: sm3.hash(data))
 
 
-@pytest.mark.parametrize("backend", ["all", "avx512f"])
+@pytest.mark.parametrize("backend", ["all", "avx512f", "avx512f,avx2"])
 def test_forced_backends_pass_the_vectors(backend: str) -> None:
     """Each slower compiled variant, selected by masking CPU features, passes every vector."""
     import os
@@ -147,6 +147,8 @@ def test_forced_backends_pass_the_vectors(backend: str) -> None:
         "for v in d['hash']:\n"
         "    m = bytes.fromhex(v['message']) * v.get('message_repeat', 1)\n"
         "    assert sm3.hash(m).hex() == v['digest'], v['id']\n"
+        "msgs = [bytes(range(256)) * (i // 7) + bytes(i % 131) for i in range(300)]\n"
+        "assert sm3.hash_many(msgs) == [sm3.hash(m) for m in msgs]\n"
         "print(len(d['hash']))\n"
     )
     from conftest import VECTORS
@@ -155,6 +157,12 @@ def test_forced_backends_pass_the_vectors(backend: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code, str(VECTORS / "sm3.json")], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == len(HASH)
+
+
+@given(st.lists(st.binary(max_size=300), max_size=40))
+def test_hash_many_multi_buffer_equals_hash_of_each(msgs: list[bytes]) -> None:
+    # Up to 40 messages of mixed lengths: several 8- or 16-lane batches.
+    assert sm3.hash_many(msgs) == [sm3.hash(m) for m in msgs]
 
 
 def test_hash_many_equals_hash_of_each() -> None:

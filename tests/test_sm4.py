@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import shangmi
 from shangmi import sm4
+from shangmi.exceptions import AlreadyFinalized
 from conftest import assert_gil_released, load_vectors, requires_openssl, run_openssl, unhex
 
 V = load_vectors("sm4.json")
@@ -201,7 +202,7 @@ def test_round_trips(key: bytes, iv: bytes, data: bytes) -> None:
     assert g.decrypt(iv[:12], g.encrypt(iv[:12], data, iv), iv) == data
     c = sm4.SM4CCM(key, tag_length=8)
     assert c.decrypt(iv[:13], c.encrypt(iv[:13], data, iv), iv) == data
-    if len(data) >= 16:
+    if len(data) >= 16 and key != iv:
         for std in ("gb", "ieee"):
             x = sm4.SM4XTS(key + iv, standard=std)
             assert x.decrypt(iv, x.encrypt(iv, data)) == data
@@ -415,9 +416,12 @@ def test_error_messages() -> None:
     with pytest.raises(ValueError, match="SM4-XTS key must be 32 bytes, got 16"):
         sm4.SM4XTS(k)
     with pytest.raises(ValueError, match='standard must be "gb" or "ieee"'):
-        sm4.SM4XTS(bytes(32), standard="xex")
+        sm4.SM4XTS(bytes(range(32)), standard="xex")
     with pytest.raises(ValueError, match="at least 16 bytes, got 15"):
-        sm4.SM4XTS(bytes(32)).encrypt(bytes(16), bytes(15))
+        sm4.SM4XTS(bytes(range(32))).encrypt(bytes(16), bytes(15))
+    for key in (bytes(32), bytes(range(16)) * 2):
+        with pytest.raises(shangmi.InvalidKey, match="halves must differ"):
+            sm4.SM4XTS(key)
     with pytest.raises(shangmi.InvalidTag):
         sm4.SM4GCM(k).decrypt(bytes(12), bytes(15))
     for bad in ("text", 123, None, [1, 2]):
@@ -441,8 +445,11 @@ def test_accepts_every_buffer_type() -> None:
 def test_contexts_finalize_once_and_gcm_tag_order() -> None:
     e = sm4.SM4CTR(bytes(16)).encryptor(bytes(16))
     e.finalize()
-    with pytest.raises(RuntimeError):
+    with pytest.raises(AlreadyFinalized, match="already finalized"):
         e.update(b"x")
+    with pytest.raises(AlreadyFinalized):
+        e.finalize()
+    assert issubclass(AlreadyFinalized, shangmi.ShangmiError)
     g = sm4.SM4GCM(bytes(16)).encryptor(bytes(12))
     with pytest.raises(RuntimeError):
         _ = g.tag
@@ -459,7 +466,7 @@ def test_cbc_decryptor_holds_back_last_block() -> None:
 def test_keys_do_not_pickle() -> None:
     import pickle
 
-    for obj in (sm4.SM4(bytes(16)), sm4.SM4GCM(bytes(16)), sm4.SM4XTS(bytes(32))):
+    for obj in (sm4.SM4(bytes(16)), sm4.SM4GCM(bytes(16)), sm4.SM4XTS(bytes(range(32)))):
         with pytest.raises(TypeError):
             pickle.dumps(obj)
 
@@ -505,3 +512,40 @@ def test_portable_backend_subprocess() -> None:
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout
+
+
+# --- many messages ------------------------------------------------------------
+
+
+@given(st.lists(st.tuples(IV, DATA), max_size=80), st.booleans())
+def test_cbc_many_equals_one_by_one(items: list[tuple[bytes, bytes]], padding: bool) -> None:
+    c = sm4.SM4CBC(bytes(range(16)))
+    if not padding:
+        items = [(iv, d[: len(d) - len(d) % 16]) for iv, d in items]
+    cts = c.encrypt_many(items, padding=padding)
+    assert cts == [c.encrypt(iv, d, padding) for iv, d in items]
+    back = c.decrypt_many([(iv, ct) for (iv, _), ct in zip(items, cts)], padding=padding)
+    assert back == [d for _, d in items]
+
+
+def test_cbc_many_errors_name_the_message() -> None:
+    c = sm4.SM4CBC(bytes(16))
+    with pytest.raises(shangmi.InvalidInputError, match="message 1: IV must be 16 bytes, got 3"):
+        c.encrypt_many([(bytes(16), b"a"), (b"abc", b"b")])
+    with pytest.raises(shangmi.InvalidInputError, match="message 0: data must be a multiple of 16"):
+        c.encrypt_many([(bytes(16), b"abc")], padding=False)
+    with pytest.raises(ValueError, match="message 2:"):
+        c.decrypt_many([(bytes(16), c.encrypt(bytes(16), b"x"))] * 2 + [(bytes(16), bytes(16))])
+    with pytest.raises(TypeError, match="message 0: expected an"):
+        c.encrypt_many([b"not a pair"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="message 0: data"):
+        c.encrypt_many([(bytes(16), "text")])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        c.encrypt_many([], True)  # type: ignore[misc]
+    assert c.encrypt_many([]) == []
+
+
+def test_gil_released_during_large_cbc_many() -> None:
+    c = sm4.SM4CBC(bytes(16))._c
+    items = [(bytes(16), bytes(1 << 20))] * 16
+    assert_gil_released(lambda: c.cbc_encrypt_many(items, True))

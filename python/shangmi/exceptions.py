@@ -59,5 +59,6 @@ class InvalidCertificate(ShangmiError):
     the message names the certificate and the reason."""
 
 
-class AlreadyFinalized(ShangmiError):
-    """A streaming object was used after ``finalize()``."""
+class AlreadyFinalized(ShangmiError, RuntimeError):
+    """A streaming object was used after ``finalize()``. (Also a
+    :class:`RuntimeError`, which is what earlier versions raised.)"""

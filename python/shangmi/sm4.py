@@ -29,15 +29,18 @@ Streaming (for data that does not fit in memory), shaped like pyca's
 :class:`shangmi.InvalidTag` on mismatch, and the plaintext returned by
 ``update()`` must be discarded in that case.
 
-Backends: AES-NI with AVX-512 on x86-64 CPUs that have them, otherwise a
-constant-time portable implementation; ``backend()`` says which one runs, and
-``SHANGMI_CPU_DISABLE=all`` (or ``avx512f``) in the environment before the
-first import masks the faster ones (see :func:`shangmi.cpu_features`).
+Backends (x86-64, fastest first): GFNI on AVX-512 or AVX2 registers, VAES or
+AES-NI on AVX-512, AES-NI on AVX2 or SSE registers; elsewhere a constant-time
+portable implementation. ``backend()`` says which one runs, and
+``SHANGMI_CPU_DISABLE`` (e.g. ``gfni``, ``avx512f``, ``avx512f,avx2``, ``all``)
+in the environment before the first import masks the faster ones (see
+:func:`shangmi.cpu_features`). GHASH uses VPCLMULQDQ or PCLMULQDQ where
+present, a constant-time portable multiplication otherwise.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, List, Optional, Tuple
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes
@@ -65,7 +68,8 @@ KEY_SIZE = 16
 
 
 def backend() -> str:
-    """Name of the SM4 implementation in use: ``"aesni-avx512"`` or ``"portable"``."""
+    """Name of the SM4 implementation in use, e.g. ``"gfni-avx512"``, ``"aesni-sse"``
+    or ``"portable"``."""
     return _native.sm4_backend()
 
 
@@ -80,6 +84,17 @@ def _aad(aad: Optional[Buffer]) -> Buffer:
         return b""
     require_bytes(aad, "aad")
     return aad
+
+
+def _pairs(items: Iterable[Tuple[Buffer, Buffer]]) -> List[Tuple[Buffer, Buffer]]:
+    out: List[Tuple[Buffer, Buffer]] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError(f"message {i}: expected an (iv, data) tuple, got {type(item).__name__}")
+        require_bytes(item[0], f"message {i}: IV")
+        require_bytes(item[1], f"message {i}: data")
+        out.append(item)
+    return out
 
 
 def _tag_length(tag_length: object) -> int:
@@ -169,6 +184,18 @@ class SM4CBC(_Keyed):
         require_bytes(iv, "IV")
         require_bytes(data, "data")
         return self._c.cbc_decrypt(iv, data, _flag(padding, "padding"))
+
+    def encrypt_many(self, items: Iterable[Tuple[Buffer, Buffer]], *, padding: bool = True) -> List[bytes]:
+        """Encrypt independent ``(iv, data)`` messages; the result equals calling
+        :meth:`encrypt` on each, but up to 64 messages are encrypted side by side
+        (CBC encryption is serial within one message). An error names the index
+        of the bad message."""
+        return self._c.cbc_encrypt_many(_pairs(items), _flag(padding, "padding"))
+
+    def decrypt_many(self, items: Iterable[Tuple[Buffer, Buffer]], *, padding: bool = True) -> List[bytes]:
+        """Decrypt independent ``(iv, ciphertext)`` messages, as :meth:`decrypt`
+        on each."""
+        return self._c.cbc_decrypt_many(_pairs(items), _flag(padding, "padding"))
 
     def encryptor(self, iv: Buffer, padding: bool = True) -> CipherContext:
         """Streaming encryption; ``finalize()`` returns the padded last block."""

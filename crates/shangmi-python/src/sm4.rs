@@ -105,6 +105,39 @@ impl Sm4Cipher {
         PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::cbc_decrypt_into(&self.c, &iv, d, out)).py_err())
     }
 
+    fn cbc_encrypt_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: Vec<(Bytes<'py>, Bytes<'py>)>,
+        padding: bool,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let slices: Vec<(&[u8], &[u8])> = items.iter().map(|(iv, d)| (iv.as_slice(), d.as_slice())).collect();
+        let total = slices.iter().map(|s| s.1.len()).sum();
+        let outs = maybe_detach(py, total, || sm4::cbc_encrypt_many(&self.c, &slices, padding)).py_err()?;
+        Ok(outs.iter().map(|o| PyBytes::new(py, o)).collect())
+    }
+
+    fn cbc_decrypt_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: Vec<(Bytes<'py>, Bytes<'py>)>,
+        padding: bool,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let slices: Vec<(&[u8], &[u8])> = items.iter().map(|(iv, d)| (iv.as_slice(), d.as_slice())).collect();
+        let total = slices.iter().map(|s| s.1.len()).sum();
+        let outs = maybe_detach(py, total, || sm4::cbc_decrypt_many(&self.c, &slices, padding)).py_err()?;
+        // Plaintext is wiped once Python has its copy.
+        Ok(outs
+            .into_iter()
+            .map(|mut o| {
+                let b = PyBytes::new(py, &o);
+                o.fill(0);
+                std::hint::black_box(&o);
+                b
+            })
+            .collect())
+    }
+
     fn ctr<'py>(&self, py: Python<'py>, iv: Bytes<'_>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
         let d = data.as_slice();
@@ -173,8 +206,10 @@ impl Sm4Stream {
     }
 }
 
+pyo3::import_exception!(shangmi.exceptions, AlreadyFinalized);
+
 fn finalized() -> PyErr {
-    pyo3::exceptions::PyRuntimeError::new_err("context already finalized")
+    AlreadyFinalized::new_err("context already finalized")
 }
 
 #[pymethods]

@@ -44,6 +44,16 @@ fn main() {
         rate(&format!("{n} ctr-into"), size, || {
             sm4::ctr_apply_into(&c, &iv, &buf, &mut out).unwrap();
         });
+        let items: Vec<(&[u8], &[u8])> = buf.chunks(size / 16).map(|m| (&iv[..], m)).collect();
+        rate(&format!("{n} cbc-encrypt-many-16"), size, || {
+            sm4::cbc_encrypt_many(&c, &items, false).unwrap();
+        });
+        let mut g256 = [0u8; 256];
+        rate(&format!("{n} ecb-256-byte-calls"), size, || {
+            for _ in 0..size / 256 {
+                c.encrypt_blocks(&mut g256);
+            }
+        });
         let g = Gcm::with_cipher(c.clone(), 16);
         rate(&format!("{n} gcm"), size, || {
             g.encrypt_in_place_detached(&[1; 12], b"", &mut buf).unwrap();

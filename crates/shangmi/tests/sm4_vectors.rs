@@ -363,7 +363,8 @@ fn xts_long_matches_block_by_block() {
 #[test]
 fn xts_stealing_round_trips() {
     for std in [XtsStandard::Gb, XtsStandard::Ieee] {
-        let x = Xts::new(&[3u8; 32], std).unwrap();
+        let key: Vec<u8> = (0..32u8).collect();
+        let x = Xts::new(&key, std).unwrap();
         for n in 16..100 {
             let p: Vec<u8> = (0..n).map(|i| i as u8).collect();
             let mut buf = p.clone();
@@ -460,4 +461,18 @@ fn cbc_padding_and_errors() {
         assert!(matches!(sm4::cbc_decrypt(&key, &iv, &ct, true), Err(Error::InvalidInput(_))));
     }
     assert_eq!(Sm4::from_slice(&[0u8; 15]).unwrap_err().to_string(), "SM4 key must be 16 bytes, got 15");
+}
+
+#[test]
+fn xts_refuses_equal_halves() {
+    for std in [XtsStandard::Gb, XtsStandard::Ieee] {
+        for half in [[0u8; 16], [0xa5; 16], *b"0123456789abcdef"] {
+            let key = [half, half].concat();
+            let e = Xts::new(&key, std).unwrap_err();
+            assert!(e.to_string().contains("halves must differ"), "{e}");
+            let mut k2 = key.clone();
+            k2[31] ^= 1;
+            assert!(Xts::new(&k2, std).is_ok());
+        }
+    }
 }

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
+import os
+import subprocess
+import sys
 from typing import Any
 
 from shangmi._bench import Comparison, report, to_json
@@ -17,7 +21,39 @@ def register(sub: Any) -> None:
     p.add_argument("algorithms", nargs="*", default=[], metavar="ALG", help=f"any of {', '.join(ALGORITHMS)} (default: all)")
     p.add_argument("--quick", action="store_true", help="fewer sizes and rounds")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.add_argument("--peers", action="store_true", help="also measure libgcrypt (ctypes) and gmssl where installed")
+    p.add_argument(
+        "--all-backends",
+        action="store_true",
+        help="repeat the run in a subprocess under each SHANGMI_CPU_DISABLE mask in MASKS (every backend this CPU has)",
+    )
     p.set_defaults(func=run)
+
+
+#: Masks that step through the backends below the best (SHANGMI_CPU_DISABLE values).
+MASKS = ["", "gfni", "avx512f", "avx512f,avx2", "all"]
+
+
+def _all_backends(args: argparse.Namespace) -> int:
+    base = [sys.executable, "-m", "shangmi", "bench", *args.algorithms]
+    base += ["--quick"] * args.quick + ["--peers"] * args.peers
+    seen: set[str] = set()
+    for mask in MASKS:
+        env = dict(os.environ, SHANGMI_CPU_DISABLE=mask)
+        probe = subprocess.run(
+            [sys.executable, "-c", "import shangmi, json; print(json.dumps(shangmi.cpu_features()['backends']))"],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if probe.returncode != 0 or probe.stdout in seen:
+            continue  # same backends as a mask already run
+        seen.add(probe.stdout)
+        print(f"=== SHANGMI_CPU_DISABLE={mask!r}: backends {probe.stdout.strip()}", flush=True)
+        rc = subprocess.run(base, env=env).returncode
+        if rc != 0:
+            return rc
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [a for a in chosen if a not in ALGORITHMS]
     if unknown:
         raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
+    if args.all_backends:
+        return _all_backends(args)
     results: list[Comparison] = []
     for alg in chosen:
         try:
@@ -32,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
         except ModuleNotFoundError:
             print(f"(no benchmarks for {alg} yet)")
             continue
-        for comp in module.run(quick=args.quick):
+        kwargs: dict[str, Any] = {"quick": args.quick}
+        if "peers" in inspect.signature(module.run).parameters:
+            kwargs["peers"] = args.peers
+        for comp in module.run(**kwargs):
             print(report(comp), flush=True)
             results.append(comp)
     if args.json:

@@ -25,7 +25,7 @@ const fn round_constants() -> [u32; 64] {
     t
 }
 
-const T: [u32; 64] = round_constants();
+pub(super) const T: [u32; 64] = round_constants();
 
 /// Compresses every whole 64-byte block of `blocks` into `state`.
 ///

@@ -2,6 +2,7 @@
 //! derivation function of GB/T 32918.4 used by SM2 and SM9.
 
 mod compress;
+mod many;
 
 pub use compress::compress_blocks;
 
@@ -129,16 +130,37 @@ pub fn hash_parts(parts: &[&[u8]]) -> [u8; DIGEST_SIZE] {
     h.finalize()
 }
 
-/// SM3 of each message, spread over all cores (rayon) when there is enough
-/// work to be worth it.
+/// SM3 of each message (in order). Messages of similar length are hashed
+/// side by side, 16 at a time on AVX-512 and 8 on AVX2 (multi-buffer
+/// compression), and batches are spread over all cores (rayon) when there
+/// is enough work to be worth it.
 pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     use rayon::prelude::*;
+    let lanes = many::lanes();
     // Below ~64 KiB in total, thread hand-off costs more than it saves.
     let total: usize = messages.iter().map(|m| m.len() + BLOCK_SIZE).sum();
-    if total < 1 << 16 || messages.len() < 2 {
-        return messages.iter().map(|m| hash(m)).collect();
+    if lanes == 1 || messages.len() < 2 {
+        if total < 1 << 16 || messages.len() < 2 {
+            return messages.iter().map(|m| hash(m)).collect();
+        }
+        return crate::par::install(|| messages.par_iter().map(|m| hash(m)).collect());
     }
-    crate::par::install(|| messages.par_iter().map(|m| hash(m)).collect())
+    let mut order: Vec<usize> = (0..messages.len()).collect();
+    order.sort_by_key(|&i| messages[i].len());
+    let batch = |idx: &[usize]| {
+        let blocks: Vec<many::Blocks<'_>> = idx.iter().map(|&i| many::Blocks::new(messages[i])).collect();
+        many::hash_batch(&blocks, lanes)
+    };
+    let digests: Vec<Vec<[u8; DIGEST_SIZE]>> = if total < 1 << 16 {
+        order.chunks(lanes).map(batch).collect()
+    } else {
+        crate::par::install(|| order.par_chunks(lanes).map(batch).collect())
+    };
+    let mut out = vec![[0u8; DIGEST_SIZE]; messages.len()];
+    for (&i, d) in order.iter().zip(digests.iter().flatten()) {
+        out[i] = *d;
+    }
+    out
 }
 
 /// Incremental HMAC-SM3. The padded key blocks are absorbed at construction,

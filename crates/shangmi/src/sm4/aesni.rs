@@ -34,7 +34,7 @@ pub(crate) fn supported() -> bool {
 /// `pshufb` index that undoes AES ShiftRows: with ShiftRows
 /// `out[r + 4c] = in[r + 4((c + r) % 4)]`, the result byte p must be taken
 /// from position sigma^-1(p).
-const INV_SHIFT_ROWS: [u8; 16] = {
+pub(super) const INV_SHIFT_ROWS: [u8; 16] = {
     let mut inv = [0u8; 16];
     let mut p = 0;
     while p < 16 {
@@ -47,7 +47,7 @@ const INV_SHIFT_ROWS: [u8; 16] = {
 };
 
 /// Byte-swaps every 32-bit word (SM4 words are big-endian).
-const BSWAP32: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
+pub(super) const BSWAP32: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
 
 #[derive(Clone, Copy)]
 struct K512 {

@@ -51,7 +51,7 @@ impl Gcm {
     pub fn with_cipher(cipher: Sm4, tag_len: usize) -> Gcm {
         let mut h = [0u8; 16];
         cipher.encrypt_block(&mut h);
-        let ghash = Ghash::new(&h, cipher.backend());
+        let ghash = Ghash::new(&h);
         h.zeroize();
         Gcm { cipher, ghash, tag_len: tag_len.min(16) }
     }

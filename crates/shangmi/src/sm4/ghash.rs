@@ -1,23 +1,97 @@
 //! GHASH (the universal hash of GCM, NIST SP 800-38D).
 //!
-//! Two implementations: a portable constant-time one (the bit-serial
-//! algorithm of SP 800-38D with masks instead of branches; slow but no table
-//! indexed by secret data) and one with PCLMULQDQ that multiplies four blocks
-//! by H^4..H^1 and reduces once per four blocks (aggregated reduction).
+//! Three implementations, chosen by [`Kind::best`] through [`crate::cpu`]
+//! independently of the SM4 backend:
+//! - portable, constant time: 64x64 carry-less products from integer
+//!   multiplications of bit-sparse operands (one bit in four, so carries
+//!   never reach a bit that is kept), Karatsuba, and the high halves from
+//!   the bit-reversed operands (BearSSL's `ghash_ctmul64` construction). No
+//!   branch or table depends on H or the data.
+//! - PCLMULQDQ: eight blocks times H^8..H^1, one reduction per eight.
+//! - VPCLMULQDQ on 512-bit registers: sixteen blocks times H^16..H^1 (four
+//!   per register), one reduction per sixteen.
 
-use super::Backend;
+use crate::cpu::{self, Token};
 
-/// Multiplies two field elements in GCM's bit-reflected big-endian form.
-fn gf_mul_portable(x: u128, y: u128) -> u128 {
-    let mut z = 0u128;
-    let mut v = y;
-    for i in 0..128 {
-        let bit = (x >> (127 - i)) & 1;
-        z ^= v & 0u128.wrapping_sub(bit);
-        let lsb = v & 1;
-        v = (v >> 1) ^ (0u128.wrapping_sub(lsb) & (0xE1u128 << 120));
+/// A GHASH implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Integer multiplications only (constant time).
+    Portable,
+    /// PCLMULQDQ on 128-bit registers.
+    Clmul,
+    /// VPCLMULQDQ on 512-bit registers.
+    Vclmul,
+}
+
+impl Kind {
+    /// The fastest kind the CPU allows.
+    pub(crate) fn best() -> Kind {
+        *Kind::available().last().unwrap_or(&Kind::Portable)
     }
-    z
+
+    /// Every kind the CPU allows, slowest first.
+    pub(crate) fn available() -> Vec<Kind> {
+        let mut v = vec![Kind::Portable];
+        if cpu::Clmul::get().is_some() {
+            v.push(Kind::Clmul);
+        }
+        if cpu::VaesAvx512::get().is_some() {
+            v.push(Kind::Vclmul);
+        }
+        v
+    }
+}
+
+/// The low 64 bits of the carry-less product of `x` and `y`. Each operand
+/// is split into four bit-sparse parts (bits `i mod 4`); the integer
+/// product of two parts has at most 15 contributions per kept position
+/// below bit 60 and 16 at bit 60, whose carry leaves the word, so masking
+/// keeps exactly the carry-less result.
+#[inline(always)]
+fn bmul64(x: u64, y: u64) -> u64 {
+    const M: [u64; 4] = [0x1111_1111_1111_1111, 0x2222_2222_2222_2222, 0x4444_4444_4444_4444, 0x8888_8888_8888_8888];
+    let xs = [x & M[0], x & M[1], x & M[2], x & M[3]];
+    let ys = [y & M[0], y & M[1], y & M[2], y & M[3]];
+    let mut r = 0u64;
+    for (k, m) in M.iter().enumerate() {
+        let mut z = 0u64;
+        for (i, xi) in xs.iter().enumerate() {
+            z ^= xi.wrapping_mul(ys[(k + 4 - i) % 4]);
+        }
+        r |= z & m;
+    }
+    r
+}
+
+/// Multiplies two field elements in GCM's bit-reflected big-endian form
+/// (`x` as `u128::from_be_bytes` of its block), in constant time.
+fn gf_mul_ct(x: u128, h: u128) -> u128 {
+    let (y1, y0) = ((x >> 64) as u64, x as u64);
+    let (h1, h0) = ((h >> 64) as u64, h as u64);
+    let (h0r, h1r) = (h0.reverse_bits(), h1.reverse_bits());
+    let (y0r, y1r) = (y0.reverse_bits(), y1.reverse_bits());
+    let z0 = bmul64(y0, h0);
+    let z1 = bmul64(y1, h1);
+    let mut z2 = bmul64(y0 ^ y1, h0 ^ h1);
+    let z0h = bmul64(y0r, h0r);
+    let z1h = bmul64(y1r, h1r);
+    let mut z2h = bmul64(y0r ^ y1r, h0r ^ h1r);
+    z2 ^= z0 ^ z1;
+    z2h ^= z0h ^ z1h;
+    let (z0h, z1h, z2h) = (z0h.reverse_bits() >> 1, z1h.reverse_bits() >> 1, z2h.reverse_bits() >> 1);
+    let (mut v0, mut v1, mut v2, mut v3) = (z0, z0h ^ z2, z1 ^ z2h, z1h);
+    // The reflected product is one bit short: shift left, then reduce
+    // modulo x^128 + x^7 + x^2 + x + 1 in the reflected representation.
+    v3 = (v3 << 1) | (v2 >> 63);
+    v2 = (v2 << 1) | (v1 >> 63);
+    v1 = (v1 << 1) | (v0 >> 63);
+    v0 <<= 1;
+    v2 ^= v0 ^ (v0 >> 1) ^ (v0 >> 2) ^ (v0 >> 7);
+    v1 ^= (v0 << 63) ^ (v0 << 62) ^ (v0 << 57);
+    v3 ^= v1 ^ (v1 >> 1) ^ (v1 >> 2) ^ (v1 >> 7);
+    v2 ^= (v1 << 63) ^ (v1 << 62) ^ (v1 << 57);
+    ((v3 as u128) << 64) | v2 as u128
 }
 
 /// Hash key and running state.
@@ -25,45 +99,39 @@ fn gf_mul_portable(x: u128, y: u128) -> u128 {
 pub(crate) struct Ghash {
     h: u128,
     acc: u128,
-    /// H^1..H^8 in the byte-reversed layout used by the PCLMULQDQ code.
-    #[cfg(target_arch = "x86_64")]
-    powers: Option<[[u8; 16]; 8]>,
+    kind: Kind,
+    /// H^1..H^16 in the byte-reversed layout of the carry-less code.
+    powers: [[u8; 16]; 16],
 }
 
 impl Drop for Ghash {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.h);
         zeroize::Zeroize::zeroize(&mut self.acc);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(p) = self.powers.as_mut() {
-            zeroize::Zeroize::zeroize(p);
-        }
+        zeroize::Zeroize::zeroize(&mut self.powers);
     }
 }
 
 impl Ghash {
-    pub(crate) fn new(h: &[u8; 16], backend: Backend) -> Ghash {
+    /// GHASH with key `h` on the fastest implementation this CPU allows.
+    pub(crate) fn new(h: &[u8; 16]) -> Ghash {
+        Ghash::with_kind(h, Kind::best())
+    }
+
+    /// GHASH on an explicit implementation (tests compare them); `kind`
+    /// must be in [`Kind::available`], else the portable one is used.
+    pub(crate) fn with_kind(h: &[u8; 16], kind: Kind) -> Ghash {
+        let kind = if Kind::available().contains(&kind) { kind } else { Kind::Portable };
         let hv = u128::from_be_bytes(*h);
-        #[cfg(target_arch = "x86_64")]
-        let powers = if backend == Backend::AesniAvx512 {
-            let mut p = [[0u8; 16]; 8];
+        let mut powers = [[0u8; 16]; 16];
+        if kind != Kind::Portable {
             let mut acc = hv;
-            for slot in p.iter_mut() {
+            for slot in powers.iter_mut() {
                 *slot = acc.to_le_bytes();
-                acc = gf_mul_portable(acc, hv);
+                acc = gf_mul_ct(acc, hv);
             }
-            Some(p)
-        } else {
-            None
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = backend;
-        Ghash {
-            h: hv,
-            acc: 0,
-            #[cfg(target_arch = "x86_64")]
-            powers,
         }
+        Ghash { h: hv, acc: 0, kind, powers }
     }
 
     /// Absorbs `data`, zero-padding a final partial block.
@@ -78,19 +146,30 @@ impl Ghash {
     }
 
     /// Absorbs whole 16-byte blocks.
-    pub(crate) fn update_blocks(&mut self, data: &[u8]) {
+    pub(crate) fn update_blocks(&mut self, mut data: &[u8]) {
         debug_assert!(data.len().is_multiple_of(16));
         #[cfg(target_arch = "x86_64")]
-        if let Some(p) = &self.powers {
-            // SAFETY: powers exist only for the AES-NI backend, whose
-            // construction checked PCLMULQDQ and SSSE3 support.
-            self.acc = unsafe { clmul::update(self.acc, p, data) };
-            return;
+        {
+            if self.kind == Kind::Vclmul {
+                if let Some(t) = cpu::VaesAvx512::get() {
+                    let n = data.len() - data.len() % 256;
+                    // SAFETY: the token proves VPCLMULQDQ and AVX-512F/BW.
+                    self.acc = unsafe { clmul::update16(t, self.acc, &self.powers, &data[..n]) };
+                    data = &data[n..];
+                }
+            }
+            if self.kind != Kind::Portable {
+                if let Some(t) = cpu::Clmul::get() {
+                    // SAFETY: the token proves PCLMULQDQ and SSSE3.
+                    self.acc = unsafe { clmul::update(t, self.acc, &self.powers, data) };
+                    return;
+                }
+            }
         }
         for b in data.chunks_exact(16) {
             let mut x = [0u8; 16];
             x.copy_from_slice(b);
-            self.acc = gf_mul_portable(self.acc ^ u128::from_be_bytes(x), self.h);
+            self.acc = gf_mul_ct(self.acc ^ u128::from_be_bytes(x), self.h);
         }
     }
 
@@ -102,6 +181,7 @@ impl Ghash {
 
 #[cfg(target_arch = "x86_64")]
 mod clmul {
+    use crate::cpu;
     use core::arch::x86_64::*;
 
     /// Carry-less product of two byte-reversed elements as (lo, mid, hi)
@@ -157,7 +237,7 @@ mod clmul {
     }
 
     #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    fn update_impl(acc: u128, powers: &[[u8; 16]; 8], data: &[u8]) -> u128 {
+    fn update_impl(acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
         // Byte-reversed big-endian block == the u128's little-endian bytes.
         let load = |b: &[u8; 16]| {
             // SAFETY: 16 readable bytes.
@@ -191,10 +271,73 @@ mod clmul {
     }
 
     /// # Safety
-    /// The CPU must support PCLMULQDQ and SSSE3.
-    pub(super) unsafe fn update(acc: u128, powers: &[[u8; 16]; 8], data: &[u8]) -> u128 {
-        // SAFETY: the caller guarantees the target features.
+    /// Sound for any arguments: the token proves PCLMULQDQ and SSSE3.
+    pub(super) unsafe fn update(_t: cpu::Clmul, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+        // SAFETY: the token proves the target features.
         unsafe { update_impl(acc, powers, data) }
+    }
+
+    /// XOR of the four 128-bit lanes of `v`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn hsum(v: __m512i) -> __m128i {
+        let a = _mm_xor_si128(_mm512_castsi512_si128(v), _mm512_extracti32x4_epi32::<1>(v));
+        let b = _mm_xor_si128(_mm512_extracti32x4_epi32::<2>(v), _mm512_extracti32x4_epi32::<3>(v));
+        _mm_xor_si128(a, b)
+    }
+
+    #[target_feature(enable = "pclmulqdq,vpclmulqdq,ssse3,avx,avx2,avx512f,avx512bw")]
+    fn update16_impl(acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+        // Register j multiplies blocks 4j..4j+3 by H^(16-4j)..H^(13-4j).
+        let pw: [__m512i; 4] = core::array::from_fn(|j| {
+            let mut b = [0u8; 64];
+            for l in 0..4 {
+                b[16 * l..16 * l + 16].copy_from_slice(&powers[15 - 4 * j - l]);
+            }
+            // SAFETY: 64 readable bytes.
+            let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast()) };
+            zeroize::Zeroize::zeroize(&mut b);
+            v
+        });
+        let rev = _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        // Lane 0 holds the state, the others zero.
+        let mut x = {
+            let a = acc.to_le_bytes();
+            // SAFETY: 16 readable bytes.
+            _mm512_zextsi128_si512(unsafe { _mm_loadu_si128(a.as_ptr().cast()) })
+        };
+        for q in data.chunks_exact(256) {
+            let (mut lo, mut m, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512());
+            for (j, p) in pw.iter().enumerate() {
+                // SAFETY: 64 readable bytes at 64*j < 256.
+                let mut b = _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(q.as_ptr().add(64 * j).cast()) }, rev);
+                if j == 0 {
+                    b = _mm512_xor_si512(b, x);
+                }
+                lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(b, *p));
+                hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(b, *p));
+                m = _mm512_ternarylogic_epi64::<0x96>(
+                    m,
+                    _mm512_clmulepi64_epi128::<0x10>(b, *p),
+                    _mm512_clmulepi64_epi128::<0x01>(b, *p),
+                );
+            }
+            let (h, l) = fold(hsum(lo), hsum(m), hsum(hi));
+            x = _mm512_zextsi128_si512(reduce(h, l));
+        }
+        let mut out = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm512_castsi512_si128(x)) };
+        u128::from_le_bytes(out)
+    }
+
+    /// Absorbs whole 256-byte steps of `data`.
+    ///
+    /// # Safety
+    /// Sound for any arguments: the token proves VPCLMULQDQ and AVX-512.
+    pub(super) unsafe fn update16(_t: cpu::VaesAvx512, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+        // SAFETY: the token proves the target features.
+        unsafe { update16_impl(acc, powers, data) }
     }
 }
 
@@ -202,27 +345,54 @@ mod clmul {
 mod tests {
     use super::*;
 
-    #[test]
-    fn clmul_matches_portable() {
-        let mut h = [0u8; 16];
-        let mut data = vec![0u8; 16 * 27];
-        let mut s = 0x9e3779b97f4a7c15u64;
-        let mut next = || {
+    /// SP 800-38D's bit-serial multiplication, the reference.
+    fn gf_mul_serial(x: u128, y: u128) -> u128 {
+        let mut z = 0u128;
+        let mut v = y;
+        for i in 0..128 {
+            if (x >> (127 - i)) & 1 == 1 {
+                z ^= v;
+            }
+            v = if v & 1 == 1 { (v >> 1) ^ (0xE1u128 << 120) } else { v >> 1 };
+        }
+        z
+    }
+
+    fn rng(mut s: u64) -> impl FnMut() -> u8 {
+        move || {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
             s as u8
-        };
-        h.iter_mut().for_each(|b| *b = next());
-        data.iter_mut().for_each(|b| *b = next());
-        let mut p = Ghash::new(&h, Backend::Portable);
+        }
+    }
+
+    #[test]
+    fn ct_multiplication_matches_bit_serial() {
+        let mut next = rng(0x1234_5678_9abc_def1);
+        let mut val = || u128::from_le_bytes(core::array::from_fn(|_| next()));
+        for _ in 0..2000 {
+            let (a, b) = (val(), val());
+            assert_eq!(gf_mul_ct(a, b), gf_mul_serial(a, b), "{a:#x} {b:#x}");
+        }
+        for (a, b) in [(0, 0), (u128::MAX, u128::MAX), (1, u128::MAX), (1 << 127, 1 << 127), (u128::MAX, 1)] {
+            assert_eq!(gf_mul_ct(a, b), gf_mul_serial(a, b), "{a:#x} {b:#x}");
+        }
+    }
+
+    #[test]
+    fn every_kind_matches_portable() {
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        let h: [u8; 16] = core::array::from_fn(|_| next());
+        let data: Vec<u8> = (0..16 * 75).map(|_| next()).collect();
+        let mut p = Ghash::with_kind(&h, Kind::Portable);
         p.update_blocks(&data);
-        for b in Backend::available() {
-            for split in [0, 16, 48, 64, 80, 128, 144, 176, 256, 432] {
-                let mut g = Ghash::new(&h, b);
+        for k in Kind::available() {
+            for split in [0, 16, 48, 64, 80, 128, 144, 176, 256, 272, 432, 528, 1200] {
+                let mut g = Ghash::with_kind(&h, k);
                 g.update_blocks(&data[..split]);
                 g.update_blocks(&data[split..]);
-                assert_eq!(g.value(), p.value(), "{b:?} split {split}");
+                assert_eq!(g.value(), p.value(), "{k:?} split {split}");
             }
         }
     }

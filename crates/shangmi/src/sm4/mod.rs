@@ -1,33 +1,47 @@
 //! SM4 block cipher (GB/T 32907-2016) and its modes of operation.
 //!
-//! [`Sm4`] holds the expanded key and the backend chosen for this CPU:
-//! - `Backend::AesniAvx512` (x86-64 with AES-NI, AVX-512F/BW/VL): the SM4
-//!   S-box is affine-equivalent to the AES S-box, so 16 blocks at a time go
-//!   through `pshufb` nibble lookups (register permutes, not memory),
-//!   `aesenclast` and another affine map; see [`sbox`] for the derivation.
-//! - `Backend::Portable`: constant-time SWAR arithmetic, no tables (see
-//!   `portable.rs` for what it does about cache timing).
+//! [`Sm4`] holds the expanded key and the backend chosen for this CPU
+//! ([`Backend::ALL`], fastest last; [`Backend::selected`] takes the fastest
+//! the [`crate::cpu`] tokens allow, so `SHANGMI_CPU_DISABLE` selects lesser
+//! ones: `gfni` gives VAES, `avx512f` GFNI on AVX2, `avx512f,avx2` AES-NI
+//! with SSE, `all` portable):
+//! - GFNI (`gf2p8affineqb` + `gf2p8affineinvqb`) on 512- or 256-bit
+//!   registers, VAES on 512-bit registers, AES-NI (`aesenclast` between two
+//!   `pshufb` affine maps, see [`sbox`]) on AVX-512, AVX2 or SSE registers:
+//!   word-sliced kernels written once in `simd.rs` over the engines of
+//!   `x86.rs` (the AES-NI/AVX-512 one keeps its own tuned kernel in
+//!   `aesni.rs`).
+//! - `Backend::Portable`: constant time everywhere; runs of blocks are
+//!   bitsliced (`bitsliced.rs`, 64 blocks per call), single blocks and
+//!   serial modes use table-free SWAR arithmetic (`portable.rs`).
 //!
-//! The choice follows [`crate::cpu`]: `SHANGMI_CPU_DISABLE=avx512f` (or any
-//! feature the AES-NI backend needs) selects the portable backend.
+//! GHASH picks its own implementation (VPCLMULQDQ, PCLMULQDQ or constant-
+//! time portable) through the same tokens, whatever the SM4 backend.
 //!
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
 //! CBC/CTR contexts), [`gcm`] and [`ccm`].
 
 #[cfg(target_arch = "x86_64")]
 mod aesni;
+mod bitsliced;
 pub mod ccm;
 pub mod gcm;
 mod ghash;
+mod many;
 pub mod modes;
 mod portable;
 mod sbox;
+#[cfg(target_arch = "x86_64")]
+mod simd;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 use std::sync::OnceLock;
 use zeroize::Zeroize;
 
 pub use ccm::Ccm;
 pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
+pub use many::{cbc_decrypt_many, cbc_encrypt_many};
 pub use modes::{
     cbc_decrypt_into, cbc_decrypt_with, cbc_encrypt_into, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place,
     ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into,
@@ -46,43 +60,74 @@ pub const KEY_SIZE: usize = 16;
 pub enum Backend {
     /// Constant-time table-free arithmetic; works everywhere.
     Portable,
-    /// AES-NI `aesenclast` with AVX-512 (F, BW, VL): 16 blocks in parallel.
+    /// AES-NI with SSSE3/SSE4.1 on 128-bit registers: 8 blocks in flight.
+    AesniSse,
+    /// AES-NI on the halves of 256-bit AVX2 registers: 16 blocks in flight.
+    AesniAvx2,
+    /// GFNI on 256-bit AVX2 registers: 16 blocks in flight.
+    GfniAvx2,
+    /// AES-NI `aesenclast` with AVX-512 (F, BW, VL): 64 blocks in flight.
     AesniAvx512,
+    /// VAES on 512-bit registers: 64 blocks in flight.
+    VaesAvx512,
+    /// GFNI on 512-bit registers: 64 blocks in flight.
+    GfniAvx512,
 }
 
 impl Backend {
-    /// Backends this CPU can run, portable first.
+    /// Every backend, slowest first.
+    pub const ALL: &'static [Backend] = &[
+        Backend::Portable,
+        Backend::AesniSse,
+        Backend::AesniAvx2,
+        Backend::GfniAvx2,
+        Backend::AesniAvx512,
+        Backend::VaesAvx512,
+        Backend::GfniAvx512,
+    ];
+
+    /// Backends this CPU can run (after `SHANGMI_CPU_DISABLE`), slowest first.
     pub fn available() -> Vec<Backend> {
-        let mut v = vec![Backend::Portable];
-        if aesni_supported() {
-            v.push(Backend::AesniAvx512);
-        }
-        v
+        Backend::ALL.iter().copied().filter(|b| b.supported()).collect()
     }
 
     /// The backend used by [`Sm4::new`]: the fastest one [`crate::cpu`] allows.
     pub fn selected() -> Backend {
         static SELECTED: OnceLock<Backend> = OnceLock::new();
-        *SELECTED.get_or_init(|| if aesni_supported() { Backend::AesniAvx512 } else { Backend::Portable })
+        *SELECTED.get_or_init(|| *Backend::available().last().unwrap_or(&Backend::Portable))
     }
 
-    /// Short lowercase name ("portable", "aesni-avx512").
+    /// Short lowercase name ("portable", "gfni-avx512", ...).
     pub fn name(self) -> &'static str {
         match self {
             Backend::Portable => "portable",
+            Backend::AesniSse => "aesni-sse",
+            Backend::AesniAvx2 => "aesni-avx2",
+            Backend::GfniAvx2 => "gfni-avx2",
             Backend::AesniAvx512 => "aesni-avx512",
+            Backend::VaesAvx512 => "vaes-avx512",
+            Backend::GfniAvx512 => "gfni-avx512",
         }
     }
-}
 
-fn aesni_supported() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        aesni::supported()
+    /// The backend called `name` (as [`Backend::name`] spells it).
+    pub fn from_name(name: &str) -> Result<Backend> {
+        Backend::ALL.iter().copied().find(|b| b.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+            Error::invalid(format!("unknown SM4 backend '{name}'; expected one of {}", names.join(", ")))
+        })
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+
+    fn supported(self) -> bool {
+        match self {
+            Backend::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::AesniAvx512 => aesni::supported(),
+            #[cfg(target_arch = "x86_64")]
+            b => x86::supported(b),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
     }
 }
 
@@ -228,8 +273,17 @@ impl Sm4 {
             // SAFETY: this backend is only chosen when its CPU features exist.
             return unsafe { aesni::ctr32_xor(&self.enc, [w(0), w(1), w(2)], ctr, src, dst) };
         }
-        let _ = (prefix, ctr, src, dst);
-        0
+        #[cfg(target_arch = "x86_64")]
+        {
+            let w =
+                |i: usize| u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]]);
+            x86::ctr32(self.backend, &self.enc, [w(0), w(1), w(2)], ctr, src, dst)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (prefix, ctr, src, dst);
+            0
+        }
     }
 
     /// XORs the keystream of a full 128-bit big-endian counter into the whole
@@ -267,6 +321,10 @@ impl Sm4 {
             // SAFETY: this backend is only chosen when its CPU features exist.
             return unsafe { aesni::cbc_encrypt(&self.enc, iv, data) };
         }
+        #[cfg(target_arch = "x86_64")]
+        if x86::cbc_encrypt(self.backend, &self.enc, iv, data) {
+            return;
+        }
         for block in data.chunks_exact_mut(BLOCK_SIZE) {
             for (a, b) in iv.iter_mut().zip(block.iter()) {
                 *a ^= b;
@@ -295,6 +353,8 @@ impl Sm4 {
             // SAFETY: a key schedule with this backend is only built when
             // `Backend::available()` confirmed the CPU features.
             Backend::AesniAvx512 => unsafe { aesni::crypt_one(rk, block) },
+            #[cfg(target_arch = "x86_64")]
+            b if x86::one(b, rk, block) => {}
             _ => portable::crypt_blocks(rk, block),
         }
     }
@@ -306,6 +366,8 @@ impl Sm4 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `one`, the CPU features were checked at construction.
             Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, None, data) },
+            #[cfg(target_arch = "x86_64")]
+            b if x86::crypt_blocks(b, rk, None, data) => {}
             _ => portable::crypt_blocks(rk, data),
         }
     }
@@ -316,6 +378,8 @@ impl Sm4 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `one`, the CPU features were checked at construction.
             Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, Some(src), dst) },
+            #[cfg(target_arch = "x86_64")]
+            b if x86::crypt_blocks(b, rk, Some(src), dst) => {}
             _ => {
                 dst.copy_from_slice(src);
                 portable::crypt_blocks(rk, dst)

@@ -492,6 +492,11 @@ impl Xts {
         if key.len() != 32 {
             return Err(Error::invalid_key(format!("SM4-XTS key must be 32 bytes, got {}", key.len())));
         }
+        // IEEE 1619 and SP 800-38E refuse equal halves (constant-time compare, one public bit).
+        let equal = subtle::ConstantTimeEq::ct_eq(&key[..16], &key[16..]);
+        if crate::ctime::public_bool(equal) {
+            return Err(Error::invalid_key("SM4-XTS key halves must differ (IEEE 1619, SP 800-38E)"));
+        }
         Ok(Xts { data: Sm4::from_slice(&key[..16])?, tweak: Sm4::from_slice(&key[16..])?, standard })
     }
 

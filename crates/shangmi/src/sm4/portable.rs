@@ -6,15 +6,20 @@
 //! on eight bytes at once inside a `u64` (SWAR): field multiplications use
 //! masks built from data bits, never branches or memory indices, so the
 //! running time and the memory access pattern are independent of keys and
-//! data. It is slow (a few MB/s) and exists as the reference fallback for CPUs
-//! without AES-NI; the fast path is [`super::aesni`].
+//! data. Runs of many blocks go through [`super::bitsliced`] instead (64
+//! blocks per call); this SWAR code serves single blocks, short tails, the
+//! key schedule and serial modes.
 
+use super::bitsliced;
 use super::sbox::{mat_rows, SM4_A_ROWS, SM4_C, SM4_POLY};
+
+/// Fewest blocks worth a bitsliced call.
+const BITSLICE_MIN: usize = 8;
 
 const LSB: u64 = 0x0101_0101_0101_0101;
 
 /// Columns of the SM4 affine matrix: `A·x = XOR_j bit_j(x) * COLS[j]`.
-const COLS: [u8; 8] = {
+pub(super) const COLS: [u8; 8] = {
     let mut c = [0u8; 8];
     let mut j = 0;
     while j < 8 {
@@ -42,7 +47,7 @@ fn gmul(mut a: u64, b: u64) -> u64 {
 }
 
 /// Columns of squaring, a linear map in characteristic 2: sq(1 << j).
-const SQ_COLS: [u8; 8] = {
+pub(super) const SQ_COLS: [u8; 8] = {
     let mut c = [0u8; 8];
     let mut j = 0;
     while j < 8 {
@@ -168,6 +173,24 @@ fn store(x: &[u32; 4], b: &mut [u8]) {
 /// place, two at a time so that both 32-bit halves of the SWAR S-box work.
 pub(crate) fn crypt_blocks(rk: &[u32; 32], data: &mut [u8]) {
     debug_assert!(data.len().is_multiple_of(16));
+    // Runs of at least BITSLICE_MIN blocks go through the bitsliced code
+    // (64 at a time, a shorter run padded in a wiped buffer); it costs about
+    // as much per call as that many blocks here.
+    let mut data = data;
+    while data.len() >= 16 * BITSLICE_MIN {
+        let n = data.len().min(16 * bitsliced::BLOCKS);
+        let (now, rest) = data.split_at_mut(n);
+        if n == 16 * bitsliced::BLOCKS {
+            bitsliced::crypt64(rk, now);
+        } else {
+            let mut buf = [0u8; 16 * bitsliced::BLOCKS];
+            buf[..n].copy_from_slice(now);
+            bitsliced::crypt64(rk, &mut buf);
+            now.copy_from_slice(&buf[..n]);
+            zeroize::Zeroize::zeroize(&mut buf);
+        }
+        data = rest;
+    }
     let mut pairs = data.chunks_exact_mut(32);
     for pair in &mut pairs {
         let (a, b) = pair.split_at_mut(16);

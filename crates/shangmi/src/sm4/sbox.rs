@@ -183,6 +183,49 @@ pub(crate) const PRE_TABLES: ([u8; 16], [u8; 16]) = nibble_tables!(aes_pre);
 /// Nibble tables of [`aes_post`] (low, high).
 pub(crate) const POST_TABLES: ([u8; 16], [u8; 16]) = nibble_tables!(aes_post);
 
+/// Columns of a linear map (`cols[j] = f(1 << j)`) to the `gf2p8affineqb`
+/// qword.
+const fn gfni_matrix(cols: [u8; 8]) -> u64 {
+    let mut q = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        let mut row = 0u8;
+        let mut j = 0;
+        while j < 8 {
+            row |= ((cols[j] >> i) & 1) << j;
+            j += 1;
+        }
+        q |= (row as u64) << (8 * (7 - i));
+        i += 1;
+    }
+    q
+}
+
+/// GFNI pre-map `u = phi(A·x + C)` (linear part): `gf2p8affineinvqb` then
+/// inverts `u` in the AES field, which is `phi(inv_sm4(A·x + C))`.
+pub(crate) const GFNI_PRE: u64 = {
+    let mut cols = [0u8; 8];
+    let mut j = 0;
+    while j < 8 {
+        cols[j] = phi(mat_rows(&SM4_A_ROWS, 1 << j));
+        j += 1;
+    }
+    gfni_matrix(cols)
+};
+/// The constant of the GFNI pre-map, `phi(C)`.
+pub(crate) const GFNI_PRE_C: u8 = phi(SM4_C);
+/// GFNI post-map `A·phi^-1(v)` (linear part), applied by `gf2p8affineinvqb`
+/// to the AES-field inverse `v`; its constant is [`SM4_C`].
+pub(crate) const GFNI_POST: u64 = {
+    let mut cols = [0u8; 8];
+    let mut j = 0;
+    while j < 8 {
+        cols[j] = mat_rows(&SM4_A_ROWS, invert_phi(1 << j));
+        j += 1;
+    }
+    gfni_matrix(cols)
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +265,25 @@ mod tests {
             let u = plo[(x & 15) as usize] ^ phi_[(x >> 4) as usize];
             let z = aes_sbox_formula(u);
             let s = qlo[(z & 15) as usize] ^ qhi[(z >> 4) as usize];
+            assert_eq!(s, sm4_sbox_formula(x), "x = {x:#04x}");
+        }
+    }
+
+    /// `gf2p8affineqb` on one byte, as the Intel SDM defines it.
+    fn affine_qb(x: u8, q: u64, b: u8) -> u8 {
+        let mut y = 0u8;
+        for i in 0..8 {
+            let row = (q >> (8 * (7 - i))) as u8;
+            y |= (((row & x).count_ones() & 1) as u8) << i;
+        }
+        y ^ b
+    }
+
+    #[test]
+    fn gfni_path_equals_sm4_sbox() {
+        for x in 0..=255u8 {
+            let u = affine_qb(x, GFNI_PRE, GFNI_PRE_C);
+            let s = affine_qb(ginv(u, AES_POLY), GFNI_POST, SM4_C);
             assert_eq!(s, sm4_sbox_formula(x), "x = {x:#04x}");
         }
     }
