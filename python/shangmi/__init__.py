@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from shangmi import sm2, sm3, sm4, zuc
+from shangmi import sm2, sm3, sm4, sm9, zuc
 from shangmi._cpu import CpuFeatures, cpu_features
 from shangmi.exceptions import (
     DecryptionError,
@@ -29,6 +29,7 @@ __all__ = [
     "sm2",
     "sm3",
     "sm4",
+    "sm9",
     "zuc",
     "cpu_features",
     "CpuFeatures",

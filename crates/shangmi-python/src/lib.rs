@@ -14,6 +14,7 @@ mod gil;
 mod sm2;
 mod sm3;
 mod sm4;
+mod sm9;
 mod zuc;
 
 #[pymodule]
@@ -25,5 +26,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sm4::register(m)?;
     zuc::register(m)?;
     sm2::register(m)?;
+    sm9::register(m)?;
     Ok(())
 }
