@@ -54,22 +54,106 @@ fn main() {
 
     type Op<'a> = (&'static str, usize, Box<dyn FnMut() + 'a>);
     let mut ops: Vec<Op> = vec![
-        ("pairing", 20, Box::new(|| drop(black_box(pairing(&p, &q))))),
-        ("miller loop", 20, Box::new(|| drop(black_box(miller_loop(&p, &q))))),
-        ("final exponentiation", 20, Box::new(|| drop(black_box(final_exp::final_exponentiation(&f))))),
-        ("pairing, prepared G2", 20, Box::new(|| drop(black_box(pairing::pairing_prepared(&p, &qprep))))),
-        ("extract (sign key)", 20, Box::new(|| drop(black_box(sm.extract(b"Alice", 1).unwrap())))),
-        ("extract (enc key)", 20, Box::new(|| drop(black_box(em.extract(b"Bob", 3).unwrap())))),
-        ("sign", 10, Box::new(|| drop(black_box(skey.sign(msg).unwrap())))),
-        ("sign, prepared", 20, Box::new(|| drop(black_box(pskey.sign(msg).unwrap())))),
+        (
+            "pairing",
+            20,
+            Box::new(|| {
+                black_box(pairing(&p, &q));
+            }),
+        ),
+        (
+            "miller loop",
+            20,
+            Box::new(|| {
+                black_box(miller_loop(&p, &q));
+            }),
+        ),
+        (
+            "final exponentiation",
+            20,
+            Box::new(|| {
+                black_box(final_exp::final_exponentiation(&f));
+            }),
+        ),
+        (
+            "pairing, prepared G2",
+            20,
+            Box::new(|| {
+                black_box(pairing::pairing_prepared(&p, &qprep));
+            }),
+        ),
+        (
+            "extract (sign key)",
+            20,
+            Box::new(|| {
+                black_box(sm.extract(b"Alice", 1).unwrap());
+            }),
+        ),
+        (
+            "extract (enc key)",
+            20,
+            Box::new(|| {
+                black_box(em.extract(b"Bob", 3).unwrap());
+            }),
+        ),
+        (
+            "sign",
+            10,
+            Box::new(|| {
+                black_box(skey.sign(msg).unwrap());
+            }),
+        ),
+        (
+            "sign, prepared",
+            20,
+            Box::new(|| {
+                black_box(pskey.sign(msg).unwrap());
+            }),
+        ),
         ("verify", 10, Box::new(|| smpk.verify(msg, b"Alice", 1, &sig).unwrap())),
         ("verify, prepared", 10, Box::new(|| psmpk.verify(msg, b"Alice", 1, &sig).unwrap())),
-        ("encrypt 32 B", 10, Box::new(|| drop(black_box(encrypt(&empk, &pt, b"Bob", 3, opts).unwrap())))),
-        ("encrypt 32 B, prepared", 20, Box::new(|| drop(black_box(encrypt(&pempk, &pt, b"Bob", 3, opts).unwrap())))),
-        ("decrypt 32 B", 10, Box::new(|| drop(black_box(decrypt(&ekey, &ct, None, opts).unwrap())))),
-        ("decrypt 32 B, prepared", 10, Box::new(|| drop(black_box(decrypt(&pekey, &ct, None, opts).unwrap())))),
-        ("encapsulate, prepared", 20, Box::new(|| drop(black_box(pempk.encapsulate(b"Bob", 3, 32).unwrap())))),
-        ("decapsulate, prepared", 10, Box::new(|| drop(black_box(pekey.decapsulate(&kc, 32, None).unwrap())))),
+        (
+            "encrypt 32 B",
+            10,
+            Box::new(|| {
+                black_box(encrypt(&empk, &pt, b"Bob", 3, opts).unwrap());
+            }),
+        ),
+        (
+            "encrypt 32 B, prepared",
+            20,
+            Box::new(|| {
+                black_box(encrypt(&pempk, &pt, b"Bob", 3, opts).unwrap());
+            }),
+        ),
+        (
+            "decrypt 32 B",
+            10,
+            Box::new(|| {
+                black_box(decrypt(&ekey, &ct, None, opts).unwrap());
+            }),
+        ),
+        (
+            "decrypt 32 B, prepared",
+            10,
+            Box::new(|| {
+                black_box(decrypt(&pekey, &ct, None, opts).unwrap());
+            }),
+        ),
+        (
+            "encapsulate, prepared",
+            20,
+            Box::new(|| {
+                black_box(pempk.encapsulate(b"Bob", 3, 32).unwrap());
+            }),
+        ),
+        (
+            "decapsulate, prepared",
+            10,
+            Box::new(|| {
+                black_box(pekey.decapsulate(&kc, 32, None).unwrap());
+            }),
+        ),
     ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
     let mut v_times = Vec::new();

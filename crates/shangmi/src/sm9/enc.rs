@@ -173,7 +173,7 @@ impl EncMasterPublicKey {
         hid: u8,
         length: usize,
         r: &Fn,
-    ) -> Result<Option<(Zeroizing<Vec<u8>>, [u8; 65])>> {
+    ) -> Result<Option<Encapsulated>> {
         let c = self.mul_user_point(uid, hid, r)?;
         let cb = g1::encode(&c);
         let mut w = self.g_pow(r);
@@ -189,7 +189,7 @@ impl EncMasterPublicKey {
     }
 
     /// Key encapsulation: a fresh `length`-byte key and its ciphertext C (04‖x‖y).
-    pub fn encapsulate(&self, uid: &[u8], hid: u8, length: usize) -> Result<(Zeroizing<Vec<u8>>, [u8; 65])> {
+    pub fn encapsulate(&self, uid: &[u8], hid: u8, length: usize) -> Result<Encapsulated> {
         check_kdf_len(length)?;
         loop {
             let mut r = random_scalar()?;
@@ -209,6 +209,9 @@ pub(crate) fn check_kdf_len(length: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// A key and its encapsulation C (04‖x‖y).
+pub type Encapsulated = (Zeroizing<Vec<u8>>, [u8; 65]);
 
 /// A user's decryption (or key-exchange) key deB with its master public key and identity.
 pub struct EncPrivateKey {

@@ -156,8 +156,9 @@ pub fn encrypt(mpk: &EncMasterPublicKey, msg: &[u8], uid: &[u8], hid: u8, opts: 
     }
 }
 
-/// Splits a ciphertext into (C1 bytes, C3, C2) per the layout; C1 may carry 04 or not.
-fn split(ct: &[u8], opts: Options) -> Result<(&[u8], &[u8], &[u8])> {
+/// Splits a ciphertext into (C1 bytes, C3, C2) per the layout, C1 taking
+/// `c1len` bytes (65 with the 04 prefix, 64 without) unless DER.
+fn split(ct: &[u8], opts: Options, c1len: usize) -> Result<(&[u8], &[u8], &[u8])> {
     let fail = Error::DecryptionFailed;
     match opts.layout {
         Layout::Der => {
@@ -175,8 +176,7 @@ fn split(ct: &[u8], opts: Options) -> Result<(&[u8], &[u8], &[u8])> {
             Ok((c1, c3, c2))
         }
         _ => {
-            let c1len = if ct.first() == Some(&4) && ct.len() >= 65 + 32 + 1 { 65 } else { 64 };
-            if ct.len() < c1len + 32 + 1 {
+            if ct.len() <= c1len + 32 {
                 return Err(fail);
             }
             let (c1, rest) = ct.split_at(c1len);
@@ -191,8 +191,13 @@ fn split(ct: &[u8], opts: Options) -> Result<(&[u8], &[u8], &[u8])> {
 /// Decryption: the plaintext, or one opaque [`Error::DecryptionFailed`] for any failure.
 pub fn decrypt(key: &EncPrivateKey, ct: &[u8], uid: Option<&[u8]>, opts: Options) -> Result<Zeroizing<Vec<u8>>> {
     let uid = key.resolve_uid(uid)?;
-    let (c1b, c3, c2) = split(ct, opts)?;
-    let c1 = g1::decode(c1b, "").map_err(|_| Error::DecryptionFailed)?;
+    // C1 comes with or without 04; an x starting with byte 04 is told apart
+    // by which reading is a curve point (C1 is public).
+    let parsed = [65, 64].iter().filter(|&&l| l == 64 || ct.first() == Some(&4)).find_map(|&l| {
+        let (c1b, c3, c2) = split(ct, opts, l).ok()?;
+        Some((g1::decode(c1b, "").ok()?, c3, c2))
+    });
+    let (c1, c3, c2) = parsed.ok_or(Error::DecryptionFailed)?;
     let k1len = match opts.cipher {
         Cipher::Xor => c2.len(),
         Cipher::Sm4Ecb => {

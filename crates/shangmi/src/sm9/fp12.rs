@@ -177,6 +177,10 @@ impl Fp12 {
         Fp12 { c0: t0.mul(&d), c1: t1.mul(&d), c2: t2.mul(&d) }
     }
 
+    pub fn is_zero(&self) -> Choice {
+        self.c0.is_zero() & self.c1.is_zero() & self.c2.is_zero()
+    }
+
     pub fn is_one(&self) -> Choice {
         self.ct_eq(&Fp12::ONE)
     }
@@ -231,9 +235,9 @@ impl Fp12 {
         }
         let f2 = |hi: Fp, lo: Fp| Fp2::new(lo, hi);
         Some(Fp12 {
-            c2: Fp4::new(f2(v[3], v[2]), f2(v[1], v[0])),
-            c1: Fp4::new(f2(v[7], v[6]), f2(v[5], v[4])),
-            c0: Fp4::new(f2(v[11], v[10]), f2(v[9], v[8])),
+            c2: Fp4::new(f2(v[2], v[3]), f2(v[0], v[1])),
+            c1: Fp4::new(f2(v[6], v[7]), f2(v[4], v[5])),
+            c0: Fp4::new(f2(v[10], v[11]), f2(v[8], v[9])),
         })
     }
 }

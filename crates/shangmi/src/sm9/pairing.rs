@@ -100,8 +100,9 @@ pub fn lines(q: &G2Affine) -> Vec<Line> {
     out
 }
 
-/// Number of lines: one per doubling (64), one per set bit below the top, two Frobenius lines.
-pub const LINE_COUNT: usize = 64 + (ATE_LOOP.count_ones() as usize - 1) + 2;
+/// Number of lines: one per doubling (one per bit below the top, 65), one
+/// per set bit below the top (15), two Frobenius lines.
+pub const LINE_COUNT: usize = (127 - ATE_LOOP.leading_zeros() as usize) + (ATE_LOOP.count_ones() as usize - 1) + 2;
 
 #[inline(always)]
 fn eval(f: &Fp12, l: &Line, p: &G1Affine) -> Fp12 {
