@@ -150,13 +150,17 @@ impl SignMasterPublicKey {
     }
 
     /// Ok(()) if `sig` is a signature of `msg` by (uid, hid) under this master key.
+    ///
+    /// g^h = e([h]P1, Ppub-s), so w' = e([h1]S, P2)·e(S + [h]P1, Ppub-s):
+    /// one two-pair Miller loop over fixed G2 points, one final
+    /// exponentiation, no GT exponentiation and (unprepared) no separate g.
     pub fn verify(&self, msg: &[u8], uid: &[u8], hid: u8, sig: &Signature) -> Result<()> {
         let h = h_from_bytes(&sig.h).ok_or(Error::InvalidSignature)?;
-        let t = self.g_pow(&h);
         let hid1 = h1(uid, hid);
         let hs = mul_fixed_window(&sig.s.to_jacobian(), &hid1.to_canonical())
             .to_affine_vartime()
             .ok_or(Error::InvalidSignature)?;
+        let t = super::p1_table().mul_ct(&h.to_canonical()).add(&sig.s.to_jacobian()).to_affine_vartime();
         let owned;
         let lines = match &self.prepared {
             Some(p) => &p.lines,
@@ -165,8 +169,11 @@ impl SignMasterPublicKey {
                 &owned
             }
         };
-        let u = Gt(multi_pairing_prepared(&[(&hs, super::p2_prepared()), (&sig.s, lines)]));
-        let w = u.mul(&t);
+        let w = match &t {
+            Some(t) => multi_pairing_prepared(&[(&hs, super::p2_prepared()), (t, lines)]),
+            // S = −[h]P1: the second factor is e(O, Ppub-s) = 1.
+            None => multi_pairing_prepared(&[(&hs, super::p2_prepared())]),
+        };
         let h2v = h2(msg, &w.to_bytes());
         if bool::from(h2v.ct_eq(&h)) {
             Ok(())
