@@ -300,3 +300,15 @@ def test_gil_released_in_threads(enc_master: sm9.EncMasterKey) -> None:
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_sign_many_and_verify_many(sign_master: sm9.SignMasterKey) -> None:
+    key = sign_master.extract(b"Alice").prepare()
+    mpk = sign_master.public_key().prepare()
+    msgs = [bytes([i]) * i for i in range(1, 9)]
+    for enc in ("der", "raw"):
+        sigs = sm9.sign_many(key, msgs, encoding=enc)  # type: ignore[arg-type]
+        items = [(m, b"Alice", s) for m, s in zip(msgs, sigs)]
+        items.append((b"other", b"Alice", sigs[0]))
+        items.append((msgs[0], b"Alice", b"garbage"))
+        assert sm9.verify_many(mpk, items, encoding=enc) == [True] * 8 + [False, False]  # type: ignore[arg-type]

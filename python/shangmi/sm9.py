@@ -45,6 +45,7 @@ Every operation releases the GIL.
 from __future__ import annotations
 
 import hmac as _hmac
+from collections.abc import Iterable
 from typing import Literal, NoReturn
 
 from shangmi import _native
@@ -63,6 +64,8 @@ __all__ = [
     "EncPrivateKey",
     "KeyExchange",
     "KeyExchangeResult",
+    "sign_many",
+    "verify_many",
 ]
 
 #: The standard's hid values.
@@ -484,3 +487,25 @@ class KeyExchange:
 
     def __repr__(self) -> str:
         return f"<shangmi.sm9.KeyExchange role={self.role!r}>"
+
+
+def sign_many(key: SignPrivateKey, messages: Iterable[Buffer], *, encoding: Encoding = "der") -> list[bytes]:
+    """Signs every message with ``key`` (prepare it first), in parallel over all cores."""
+    if not isinstance(key, SignPrivateKey):
+        raise TypeError(f"key must be a SignPrivateKey, got {type(key).__name__}")
+    msgs = [_bytes(m, "message") for m in messages]
+    return _native.sm9_sign_many(key._key, msgs, _der(encoding))
+
+
+def verify_many(
+    master_public_key: SignMasterPublicKey,
+    items: Iterable[tuple[Buffer, Buffer, Buffer]],
+    *,
+    hid: int = HID_SIGN,
+    encoding: Encoding = "der",
+) -> list[bool]:
+    """Verifies ``(message, uid, signature)`` triples in parallel: one bool each."""
+    if not isinstance(master_public_key, SignMasterPublicKey):
+        raise TypeError(f"master_public_key must be a SignMasterPublicKey, got {type(master_public_key).__name__}")
+    batch = [(_bytes(m, "message"), _bytes(u, "uid"), _bytes(s, "signature")) for m, u, s in items]
+    return _native.sm9_verify_many(master_public_key._key, batch, _hid(hid), _der(encoding))

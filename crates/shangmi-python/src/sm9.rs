@@ -6,7 +6,7 @@
 //! arrive as small integers.
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList};
 use shangmi::sm9;
 use shangmi::{Error, Result};
 use std::sync::Mutex;
@@ -364,7 +364,44 @@ impl Sm9KeyExchange {
     }
 }
 
+/// Signs every message with one key, in parallel over all cores.
+#[pyfunction]
+fn sm9_sign_many<'py>(
+    py: Python<'py>,
+    key: &Sm9SignPrivateKey,
+    messages: Vec<Bytes<'_>>,
+    der: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
+    let sigs = py.detach(|| sm9::sign_many(&key.inner, &slices)).py_err()?;
+    PyList::new(
+        py,
+        sigs.iter().map(|s| if der { PyBytes::new(py, &s.to_der()) } else { PyBytes::new(py, &s.to_raw()) }),
+    )
+}
+
+/// Verifies (message, uid, signature) triples under one master public key in parallel.
+#[pyfunction]
+fn sm9_verify_many(
+    py: Python<'_>,
+    master: &Sm9SignMasterPublicKey,
+    items: Vec<(Bytes<'_>, Bytes<'_>, Bytes<'_>)>,
+    hid: u32,
+    der: bool,
+) -> PyResult<Vec<bool>> {
+    let hid = self::hid(hid).py_err()?;
+    Ok(py.detach(|| {
+        let parsed: Vec<(&[u8], &[u8], Option<sm9::Signature>)> = items
+            .iter()
+            .map(|(m, u, s)| (m.as_slice(), u.as_slice(), parse_signature(s.as_slice(), der).ok()))
+            .collect();
+        sm9::verify_many(&master.inner, hid, &parsed)
+    }))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sm9_sign_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sm9_verify_many, m)?)?;
     m.add_class::<Sm9SignMasterKey>()?;
     m.add_class::<Sm9SignMasterPublicKey>()?;
     m.add_class::<Sm9SignPrivateKey>()?;

@@ -33,7 +33,6 @@ pub fn backends() -> Vec<(&'static str, &'static str)> {
         ("sm2-scan", sm2::mul::scan_name()),
         ("sm3", sm3::backend_name()),
         ("sm4", sm4::Backend::selected().name()),
-        ("sm9-field", sm9::backend_name()),
         ("zuc", zuc::Backend::auto().name()),
     ]
 }

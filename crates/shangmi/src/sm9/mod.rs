@@ -27,7 +27,7 @@ pub mod window;
 pub use enc::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, HID_ENC, HID_EXCH};
 pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
-pub use sign::{SignMasterKey, SignMasterPublicKey, SignPrivateKey, Signature, HID_SIGN};
+pub use sign::{sign_many, verify_many, SignMasterKey, SignMasterPublicKey, SignPrivateKey, Signature, HID_SIGN};
 
 use pairing::G2Prepared;
 use std::sync::OnceLock;
@@ -49,11 +49,6 @@ pub(crate) fn p1_table() -> &'static FixedBaseTable<g1::G1> {
 pub(crate) fn p2_table() -> &'static FixedBaseTable<g2::G2> {
     static T: OnceLock<FixedBaseTable<g2::G2>> = OnceLock::new();
     T.get_or_init(|| FixedBaseTable::new(&g2::P2.to_jacobian()))
-}
-
-/// Backend name for `shangmi::backends()`: the field arithmetic SM9 runs on.
-pub fn backend_name() -> &'static str {
-    "generic-montgomery"
 }
 
 /// Test-only hooks that inject the random values of the standard's examples.

@@ -322,3 +322,17 @@ impl Signature {
         Ok(Signature { h: hb, s: g1::decode(s, "SM9 signature S")? })
     }
 }
+
+/// Signs every message with one key, in parallel over all cores.
+pub fn sign_many(key: &SignPrivateKey, messages: &[&[u8]]) -> Result<Vec<Signature>> {
+    use rayon::prelude::*;
+    messages.par_iter().map(|m| key.sign(m)).collect()
+}
+
+/// Verifies (message, uid, signature) triples under one master public key
+/// (prepare it first for large batches) in parallel; `None` stands for a
+/// signature that did not parse, which is simply invalid.
+pub fn verify_many(mpk: &SignMasterPublicKey, hid: u8, items: &[(&[u8], &[u8], Option<Signature>)]) -> Vec<bool> {
+    use rayon::prelude::*;
+    items.par_iter().map(|(m, uid, s)| s.as_ref().is_some_and(|s| mpk.verify(m, uid, hid, s).is_ok())).collect()
+}
