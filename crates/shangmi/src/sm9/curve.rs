@@ -211,6 +211,26 @@ impl<F: CurveField> Jacobian<F> {
         (!bool::from(self.is_identity())).then_some(a)
     }
 
+    /// The affine form and whether self is the identity (then the affine
+    /// value is meaningless), with no branch: for secret points.
+    pub fn to_affine_ct(&self) -> (Affine<F>, Choice) {
+        let zi = self.z.invert();
+        let zi2 = zi.square();
+        (Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }, self.is_identity())
+    }
+
+    /// A point about to be published (a public key, a signature's S, C1):
+    /// the affine form, declassified for the constant-time check, or `None`
+    /// for the identity.
+    pub fn to_affine_public(&self) -> Option<Affine<F>> {
+        let (a, inf) = self.to_affine_ct();
+        if crate::ctime::public_bool(inf) {
+            return None;
+        }
+        crate::ctime::declassify(&a);
+        Some(a)
+    }
+
     /// [`Jacobian::to_affine`] with a variable-time inversion: public points only.
     pub fn to_affine_vartime(&self) -> Option<Affine<F>> {
         if bool::from(self.is_identity()) {

@@ -49,7 +49,7 @@ impl EncMasterKey {
 
     fn from_scalar(ke: Fn) -> Self {
         let mut l = Zeroizing::new(ke.to_canonical());
-        let ppub = super::p1_table().mul_ct(&l).to_affine().expect("ke in [1, n-1]");
+        let ppub = super::p1_table().mul_ct(&l).to_affine_public().expect("ke in [1, n-1]");
         l.zeroize();
         EncMasterKey { ke, public: EncMasterPublicKey { ppub, prepared: None } }
     }
@@ -65,11 +65,12 @@ impl EncMasterKey {
     /// de = [ke/(H1(ID ‖ hid) + ke)]P2; the key remembers `uid` (it enters the KDF).
     pub fn extract(&self, uid: &[u8], hid: u8) -> Result<EncPrivateKey> {
         let t1 = h1(uid, hid).add(&self.ke);
-        if bool::from(t1.is_zero()) {
+        if crate::ctime::public_bool(t1.is_zero()) {
             return Err(Error::invalid("this identity cannot be used with this master key (t1 = 0)"));
         }
         let mut t2 = Zeroizing::new(self.ke.mul(&t1.invert()).to_canonical());
-        let de = super::p2_table().mul_ct(&t2).to_affine().expect("t2 in [1, n-1]");
+        // t2 ≠ 0, so deB is never the identity; deB stays secret.
+        let de = super::p2_table().mul_ct(&t2).to_affine_ct().0;
         t2.zeroize();
         Ok(EncPrivateKey { de, mpk: self.public.clone(), uid: Some(uid.to_vec()), lines: None })
     }
@@ -163,7 +164,7 @@ impl EncMasterPublicKey {
         };
         rl.zeroize();
         // QB = O only for an identity whose H1 is −ke: nothing can be sent to it.
-        c.to_affine().ok_or_else(|| Error::invalid("this identity's public point is the point at infinity"))
+        c.to_affine_public().ok_or_else(|| Error::invalid("this identity's public point is the point at infinity"))
     }
 
     /// (K, C) with K of `length` bytes; `r` injected by tests only.
@@ -182,7 +183,7 @@ impl EncMasterPublicKey {
         let mut k = Zeroizing::new(vec![0u8; length]);
         crate::sm3::kdf_into(&[&cb[1..], &wb[..], uid], &mut k);
         wb.zeroize();
-        if k.iter().fold(0u8, |a, &b| a | b) == 0 {
+        if crate::ctime::public_bool(all_zero(&k)) {
             return Ok(None);
         }
         Ok(Some((k, cb)))
@@ -200,6 +201,12 @@ impl EncMasterPublicKey {
             }
         }
     }
+}
+
+/// Whether every byte is zero, as a Choice (no branch on the bytes).
+pub(crate) fn all_zero(b: &[u8]) -> subtle::Choice {
+    use subtle::ConstantTimeEq;
+    b.iter().fold(0u8, |a, &x| a | x).ct_eq(&0)
 }
 
 /// KDF lengths: at least 1 byte, at most what SM3's 32-bit counter covers (and a sane bound).
@@ -294,7 +301,7 @@ impl EncPrivateKey {
         let mut k = Zeroizing::new(vec![0u8; length]);
         crate::sm3::kdf_into(&[&g1::encode_xy(&cp), &wb[..], uid], &mut k);
         wb.zeroize();
-        if k.iter().fold(0u8, |a, &b| a | b) == 0 {
+        if crate::ctime::public_bool(all_zero(&k)) {
             return Err(Error::DecryptionFailed);
         }
         Ok(k)

@@ -105,7 +105,7 @@ pub(crate) fn encrypt_with(
     sm3::kdf_into(&[&c1b[1..], &wb[..], uid], &mut k);
     wb.zeroize();
     let (k1, k2) = k.split_at(k1len);
-    if k1.iter().fold(0u8, |a, &b| a | b) == 0 {
+    if crate::ctime::public_bool(super::enc::all_zero(k1)) {
         return Ok(None);
     }
     let c2 = match opts.cipher {
@@ -118,6 +118,8 @@ pub(crate) fn encrypt_with(
         }
     };
     let c3 = mac(opts.mac, k2, &c2);
+    crate::ctime::declassify(&c2[..]);
+    crate::ctime::declassify(&c3);
     Ok(Some(assemble(opts, &c1b, &c3, &c2)))
 }
 
@@ -220,10 +222,10 @@ pub fn decrypt(key: &EncPrivateKey, ct: &[u8], uid: Option<&[u8]>, opts: Options
     sm3::kdf_into(&[&g1::encode_xy(&c1), &wb[..], uid], &mut k);
     wb.zeroize();
     let (k1, k2) = k.split_at(k1len);
-    let zero_k1 = k1.iter().fold(0u8, |a, &b| a | b).ct_eq(&0);
+    let zero_k1 = super::enc::all_zero(k1);
     let u = mac(opts.mac, k2, c2);
     let ok = u.ct_eq(<&[u8; 32]>::try_from(c3).map_err(|_| Error::DecryptionFailed)?) & !zero_k1;
-    if !bool::from(ok) {
+    if !crate::ctime::public_bool(ok) {
         return Err(Error::DecryptionFailed);
     }
     let m = match opts.cipher {

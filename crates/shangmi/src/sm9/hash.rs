@@ -61,6 +61,7 @@ pub fn h2(msg: &[u8], w: &[u8]) -> Fn {
 pub fn random_scalar() -> Result<Fn> {
     let mut b = Zeroizing::new([0u8; HLEN]);
     crate::rand::fill(&mut b[..])?;
+    crate::ctime::classify(&b[..]);
     Ok(reduce_to_range(&b[..]))
 }
 
@@ -74,7 +75,7 @@ pub fn scalar_from_bytes(b: &[u8], what: &str) -> Result<Fn> {
     let mut l = Zeroizing::new(limbs_from_be(&a));
     a.zeroize();
     let ok = Choice::from(crate::arith::lt(&l, &Sm9N::M) as u8) & !crate::arith::is_zero_limbs(&l);
-    if !bool::from(ok) {
+    if !crate::ctime::public_bool(ok) {
         return Err(Error::invalid_key(format!("{what} must be in [1, n-1]")));
     }
     let out = Fn::from_canonical(&l);

@@ -147,6 +147,8 @@ impl KeyExchange {
         let conf = |tag: u8| Sm3::new().chain(&[tag]).chain(&g1b[..]).chain(&inner).finalize();
         let sb = conf(0x82);
         let sa = conf(0x83);
+        crate::ctime::declassify(&sb);
+        crate::ctime::declassify(&sa);
         g1b.zeroize();
         g2b.zeroize();
         g3.zeroize();

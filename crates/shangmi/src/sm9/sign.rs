@@ -51,7 +51,7 @@ impl SignMasterKey {
 
     fn from_scalar(ks: Fn) -> Self {
         let mut l = Zeroizing::new(ks.to_canonical());
-        let ppub = mul_fixed_window(&g2::P2.to_jacobian(), &l).to_affine().expect("ks in [1, n-1]");
+        let ppub = mul_fixed_window(&g2::P2.to_jacobian(), &l).to_affine_public().expect("ks in [1, n-1]");
         l.zeroize();
         SignMasterKey { ks, public: SignMasterPublicKey { ppub, prepared: None } }
     }
@@ -68,11 +68,12 @@ impl SignMasterKey {
     /// replaced, as the standard says) if H1(ID ‖ hid) + ks ≡ 0.
     pub fn extract(&self, uid: &[u8], hid: u8) -> Result<SignPrivateKey> {
         let t1 = h1(uid, hid).add(&self.ks);
-        if bool::from(t1.is_zero()) {
+        if crate::ctime::public_bool(t1.is_zero()) {
             return Err(Error::invalid("this identity cannot be used with this master key (t1 = 0)"));
         }
         let mut t2 = Zeroizing::new(self.ks.mul(&t1.invert()).to_canonical());
-        let ds = super::p1_table().mul_ct(&t2).to_affine().expect("t2 in [1, n-1]");
+        // t2 ≠ 0, so dsA is never the identity; dsA stays secret.
+        let ds = super::p1_table().mul_ct(&t2).to_affine_ct().0;
         t2.zeroize();
         Ok(SignPrivateKey { ds, mpk: self.public.clone(), table: None })
     }
@@ -254,8 +255,9 @@ impl SignPrivateKey {
         w.zeroize();
         let h = h2(msg, &wb[..]);
         wb.zeroize();
+        crate::ctime::declassify(&h);
         let mut l = r.sub(&h);
-        if bool::from(l.is_zero()) {
+        if crate::ctime::public_bool(l.is_zero()) {
             return None;
         }
         let mut ll = Zeroizing::new(l.to_canonical());
@@ -265,7 +267,7 @@ impl SignPrivateKey {
             None => mul_fixed_window(&self.ds.to_jacobian(), &ll),
         };
         ll.zeroize();
-        Some(Signature { h: h.to_be_bytes(), s: s.to_affine()? })
+        Some(Signature { h: h.to_be_bytes(), s: s.to_affine_public()? })
     }
 }
 
