@@ -7,7 +7,7 @@ Pythonic API.
 
 from __future__ import annotations
 
-from shangmi import cms, sm2, sm3, sm4, x509, zuc
+from shangmi import cms, sm2, sm3, sm4, sm9, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
@@ -29,6 +29,7 @@ __all__ = [
     "sm2",
     "sm3",
     "sm4",
+    "sm9",
     "zuc",
     "x509",
     "cms",

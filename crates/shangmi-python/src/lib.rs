@@ -15,6 +15,7 @@ mod gil;
 mod sm2;
 mod sm3;
 mod sm4;
+mod sm9;
 mod x509;
 mod zuc;
 
@@ -29,5 +30,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sm2::register(m)?;
     x509::register(m)?;
     cms::register(m)?;
+    sm9::register(m)?;
     Ok(())
 }

@@ -1,1 +1,130 @@
-//! SM9 (GB/T 38635): identity-based cryptography on a BN curve (not yet written).
+//! SM9 (GB/T 38635, GM/T 0044): identity-based signatures, encryption, key
+//! encapsulation and key exchange on the BN256 curve with t = 0x600000000058F98A.
+//!
+//! Layers, bottom up: [`fp`] (Fp, Fn on `arith`), [`fp2`], [`fp4`], [`fp12`]
+//! (the standard's tower, so its byte order needs no conversion), [`curve`]
+//! (a = 0 point formulas over Fp and Fp2), [`g1`], [`g2`], [`pairing`] and
+//! [`final_exp`], then the schemes.
+
+pub mod curve;
+pub mod der;
+pub mod enc;
+pub mod encrypt;
+pub mod final_exp;
+pub mod fp;
+pub mod fp12;
+pub mod fp2;
+pub mod fp4;
+pub mod g1;
+pub mod g2;
+pub mod gt;
+pub mod hash;
+pub mod kex;
+pub mod pairing;
+pub mod sign;
+pub mod window;
+
+pub use enc::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, HID_ENC, HID_EXCH};
+pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
+pub use kex::{KeyExchange, KeyExchangeResult, Role};
+pub use sign::{sign_many, verify_many, SignMasterKey, SignMasterPublicKey, SignPrivateKey, Signature, HID_SIGN};
+
+use pairing::G2Prepared;
+use std::sync::OnceLock;
+use window::FixedBaseTable;
+
+/// P2's Miller-loop lines (public constant data, built once).
+pub(crate) fn p2_prepared() -> &'static G2Prepared {
+    static T: OnceLock<G2Prepared> = OnceLock::new();
+    T.get_or_init(|| G2Prepared::new(&g2::P2))
+}
+
+/// P1's fixed-base table (public constant data, built once).
+pub(crate) fn p1_table() -> &'static FixedBaseTable<g1::G1> {
+    static T: OnceLock<FixedBaseTable<g1::G1>> = OnceLock::new();
+    T.get_or_init(|| FixedBaseTable::new(&g1::P1.to_jacobian()))
+}
+
+/// P2's fixed-base table (public constant data, built once).
+pub(crate) fn p2_table() -> &'static FixedBaseTable<g2::G2> {
+    static T: OnceLock<FixedBaseTable<g2::G2>> = OnceLock::new();
+    T.get_or_init(|| FixedBaseTable::new(&g2::P2.to_jacobian()))
+}
+
+/// Test-only hooks that inject the random values of the standard's examples.
+/// Only compiled for `cargo test` or the `test-hooks` feature, which the
+/// Python binding never enables.
+#[cfg(any(test, feature = "test-hooks"))]
+#[doc(hidden)]
+pub mod testing {
+    use super::*;
+    use crate::{Error, Result};
+
+    fn scalar(r: &[u8]) -> Result<fp::Fn> {
+        let mut b = [0u8; 32];
+        if r.len() > 32 {
+            return Err(Error::invalid("r longer than 32 bytes"));
+        }
+        b[32 - r.len()..].copy_from_slice(r);
+        hash::scalar_from_bytes(&b, "r")
+    }
+
+    pub fn sign_with_r(key: &SignPrivateKey, msg: &[u8], r: &[u8]) -> Result<Signature> {
+        key.sign_with_r(msg, &scalar(r)?).ok_or_else(|| Error::invalid("this r gives l = 0"))
+    }
+
+    pub fn encrypt_with_r(
+        mpk: &EncMasterPublicKey,
+        msg: &[u8],
+        uid: &[u8],
+        hid: u8,
+        opts: Options,
+        r: &[u8],
+        iv: &[u8; 16],
+    ) -> Result<Vec<u8>> {
+        encrypt::encrypt_with(mpk, msg, uid, hid, opts, &scalar(r)?, iv)?
+            .ok_or_else(|| Error::invalid("this r gives K1 = 0"))
+    }
+
+    pub fn encapsulate_with_r(
+        mpk: &EncMasterPublicKey,
+        uid: &[u8],
+        hid: u8,
+        length: usize,
+        r: &[u8],
+    ) -> Result<(Vec<u8>, [u8; 65])> {
+        let (k, c) = mpk
+            .encapsulate_with_r(uid, hid, length, &scalar(r)?)?
+            .ok_or_else(|| Error::invalid("this r gives K = 0"))?;
+        Ok((k.to_vec(), c))
+    }
+
+    pub fn key_exchange_with_r(
+        role: Role,
+        own: &EncPrivateKey,
+        mpk: &EncMasterPublicKey,
+        uid: &[u8],
+        peer_uid: &[u8],
+        r: &[u8],
+    ) -> Result<KeyExchange> {
+        KeyExchange::with_r(role, own, mpk, uid, peer_uid, scalar(r)?)
+    }
+
+    /// e(P, Q) on encoded points, for differential tests.
+    pub fn pairing_bytes(p: &[u8], q: &[u8]) -> Result<[u8; 384]> {
+        let p = g1::decode(p, "P")?;
+        let q = g2::decode(q, "Q")?;
+        Ok(pairing::pairing(&p, &q).to_bytes())
+    }
+
+    pub fn h1(id: &[u8], hid: u8) -> [u8; 32] {
+        hash::h1(id, hid).to_be_bytes()
+    }
+
+    pub fn h2(msg: &[u8], w: &[u8]) -> [u8; 32] {
+        hash::h2(msg, w).to_be_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,200 @@
+//! Rust-level SM9 timings: `cargo run --release -p shangmi --example sm9_bench [rounds]`.
+//!
+//! Each operation runs in short batches, rounds interleaved (A, B, C, ... A,
+//! B, C, ...) so machine noise hits them alike; prints min and median µs per
+//! operation. With `--openssl`, `openssl speed -seconds 3 ecdsap256` runs
+//! between the rounds and every figure is also printed as a ratio to its
+//! P-256 verify time V (absolute times on shared machines are noise).
+
+use shangmi::sm9::pairing::{miller_loop, pairing, G2Prepared};
+use shangmi::sm9::*;
+use std::hint::black_box;
+use std::process::Command;
+use std::time::Instant;
+
+fn openssl_verify_us() -> Option<f64> {
+    let out = Command::new("openssl").args(["speed", "-seconds", "3", "ecdsap256"]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // "256 bits ecdsa (nistp256)   0.0000s   0.0001s  41234.5  12345.6": the 4th number is verify/s.
+    for line in text.lines() {
+        if line.contains("ecdsa (nistp256)") {
+            let nums: Vec<f64> = line.split_whitespace().filter_map(|w| w.trim_end_matches('s').parse().ok()).collect();
+            if let Some(vps) = nums.last() {
+                return Some(1e6 / vps);
+            }
+        }
+    }
+    None
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let rounds: usize = args.iter().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5);
+    let with_openssl = args.iter().any(|a| a == "--openssl");
+    let sm = SignMasterKey::generate().unwrap();
+    let smpk = sm.public_key().clone();
+    let psmpk = smpk.prepare();
+    let skey = sm.extract(b"Alice", HID_SIGN).unwrap();
+    let pskey = skey.prepare();
+    let msg = b"benchmark message of moderate length, 64 bytes long...........!";
+    let sig = skey.sign(msg).unwrap();
+    let em = EncMasterKey::generate().unwrap();
+    let empk = em.public_key().clone();
+    let pempk = empk.prepare();
+    let ekey = em.extract(b"Bob", HID_ENC).unwrap();
+    let pekey = ekey.prepare();
+    let pt = [0x5au8; 32];
+    let opts = Options::default();
+    let ct = encrypt(&empk, &pt, b"Bob", HID_ENC, opts).unwrap();
+    let (_, kc) = empk.encapsulate(b"Bob", HID_ENC, 32).unwrap();
+    let p = *empk.point();
+    let q = *smpk.point();
+    let qprep = G2Prepared::new(&q);
+    let f = miller_loop(&p, &q);
+
+    type Op<'a> = (&'static str, usize, Box<dyn FnMut() + 'a>);
+    let mut ops: Vec<Op> = vec![
+        (
+            "pairing",
+            20,
+            Box::new(|| {
+                black_box(pairing(&p, &q));
+            }),
+        ),
+        (
+            "miller loop",
+            20,
+            Box::new(|| {
+                black_box(miller_loop(&p, &q));
+            }),
+        ),
+        (
+            "final exponentiation",
+            20,
+            Box::new(|| {
+                black_box(final_exp::final_exponentiation(&f));
+            }),
+        ),
+        (
+            "pairing, prepared G2",
+            20,
+            Box::new(|| {
+                black_box(pairing::pairing_prepared(&p, &qprep));
+            }),
+        ),
+        (
+            "extract (sign key)",
+            20,
+            Box::new(|| {
+                black_box(sm.extract(b"Alice", 1).unwrap());
+            }),
+        ),
+        (
+            "extract (enc key)",
+            20,
+            Box::new(|| {
+                black_box(em.extract(b"Bob", 3).unwrap());
+            }),
+        ),
+        (
+            "sign",
+            10,
+            Box::new(|| {
+                black_box(skey.sign(msg).unwrap());
+            }),
+        ),
+        (
+            "sign, prepared",
+            20,
+            Box::new(|| {
+                black_box(pskey.sign(msg).unwrap());
+            }),
+        ),
+        ("verify", 10, Box::new(|| smpk.verify(msg, b"Alice", 1, &sig).unwrap())),
+        ("verify, prepared", 10, Box::new(|| psmpk.verify(msg, b"Alice", 1, &sig).unwrap())),
+        (
+            "encrypt 32 B",
+            10,
+            Box::new(|| {
+                black_box(encrypt(&empk, &pt, b"Bob", 3, opts).unwrap());
+            }),
+        ),
+        (
+            "encrypt 32 B, prepared",
+            20,
+            Box::new(|| {
+                black_box(encrypt(&pempk, &pt, b"Bob", 3, opts).unwrap());
+            }),
+        ),
+        (
+            "decrypt 32 B",
+            10,
+            Box::new(|| {
+                black_box(decrypt(&ekey, &ct, None, opts).unwrap());
+            }),
+        ),
+        (
+            "decrypt 32 B, prepared",
+            10,
+            Box::new(|| {
+                black_box(decrypt(&pekey, &ct, None, opts).unwrap());
+            }),
+        ),
+        (
+            "encapsulate, prepared",
+            20,
+            Box::new(|| {
+                black_box(pempk.encapsulate(b"Bob", 3, 32).unwrap());
+            }),
+        ),
+        (
+            "decapsulate, prepared",
+            10,
+            Box::new(|| {
+                black_box(pekey.decapsulate(&kc, 32, None).unwrap());
+            }),
+        ),
+    ];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
+    let mut v_times = Vec::new();
+    for (_, n, op) in ops.iter_mut() {
+        for _ in 0..(*n / 4).max(1) {
+            op();
+        }
+    }
+    for _ in 0..rounds {
+        if with_openssl {
+            if let Some(v) = openssl_verify_us() {
+                v_times.push(v);
+            }
+        }
+        for (i, (_, n, op)) in ops.iter_mut().enumerate() {
+            let t = Instant::now();
+            for _ in 0..*n {
+                op();
+            }
+            times[i].push(t.elapsed().as_secs_f64() * 1e6 / *n as f64);
+        }
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        (v[0], v[v.len() / 2])
+    };
+    let v = if v_times.is_empty() { None } else { Some(med(&mut v_times).1) };
+    if let Some(v) = v {
+        println!("openssl P-256 verify V = {v:.1} µs (median of {})", v_times.len());
+    }
+    println!("{:<28} {:>10} {:>10} {:>8}", "operation", "min µs", "median µs", "/ V");
+    for (i, (name, _, _)) in ops.iter().enumerate() {
+        let (mn, md) = med(&mut times[i]);
+        let ratio = v.map_or(String::from("-"), |v| format!("{:.2}", md / v));
+        println!("{name:<28} {mn:>10.1} {md:>10.1} {ratio:>8}");
+    }
+    println!(
+        "prepared memory: sign master {} B, sign key {} B, enc master {} B, enc key {} B",
+        psmpk.prepared_memory(),
+        pskey.prepared_memory(),
+        pempk.prepared_memory(),
+        pekey.prepared_memory()
+    );
+}

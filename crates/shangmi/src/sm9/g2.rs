@@ -1,0 +1,124 @@
+//! G2: the order-n subgroup of the M-type sextic twist E'(Fp2): y² = x³ + 5u.
+//!
+//! The twist maps to E(Fp12) by ψ(x, y) = (x·w⁻², y·w⁻³) (w⁶ = u), which is
+//! what the pairing's line functions assume.
+
+use super::curve::{Affine, Curve, Jacobian};
+use super::fp::{fp, Fp};
+use super::fp12::{G12, G13, G14};
+use super::fp2::Fp2;
+use super::window::WindowGroup;
+use crate::{Error, Result};
+
+/// The twist E'(Fp2): y² = x³ + 5u.
+#[derive(Clone, Copy, Debug)]
+pub struct G2Curve;
+impl Curve for G2Curve {
+    type F = Fp2;
+    #[inline(always)]
+    fn b() -> Fp2 {
+        B
+    }
+}
+
+/// b' = 5u.
+pub const B: Fp2 = Fp2::new(Fp::ZERO, super::fp::fp_small(5));
+
+pub type G2Affine = Affine<Fp2>;
+pub type G2 = Jacobian<Fp2>;
+
+/// The generator P2 (GM/T 0044's parameters).
+pub const P2: G2Affine = Affine {
+    x: Fp2::new(
+        fp([0xf9b7213baf82d65b, 0xee265948d19c17ab, 0xd2aab97fd34ec120, 0x3722755292130b08]),
+        fp([0x54806c11d8806141, 0xf1dd2c190f5e93c4, 0x597b6027b441a01f, 0x85aef3d078640c98]),
+    ),
+    y: Fp2::new(
+        fp([0x6215bba5c999a7c7, 0x47efba98a71a0811, 0x5f3170153d278ff2, 0xa7cf28d519be3da6]),
+        fp([0x856dc76b84ebeb96, 0x0736a96fa347c8bd, 0x66ba0d262cbee6ed, 0x17509b092e845c12]),
+    ),
+};
+
+impl WindowGroup for G2 {
+    fn identity() -> Self {
+        G2::IDENTITY
+    }
+    fn dbl(&self) -> Self {
+        self.double()
+    }
+    fn add_w(&self, o: &Self) -> Self {
+        self.add_distinct(o)
+    }
+}
+
+/// The p-power Frobenius carried to the twist: π'(x, y) = (x̄·w^(2−2p), ȳ·w^(3−3p))
+/// with w^(2−2p) = −G14 and w^(3−3p) = −G13 (fp12.rs's γ constants; a test recomputes both).
+pub fn frobenius(q: &G2Affine) -> G2Affine {
+    Affine { x: q.x.conj().mul_fp(&G14).neg(), y: q.y.conj().mul_fp(&G13).neg() }
+}
+
+/// π'²(x, y) = (x·w^(2−2p²), y·w^(3−3p²)) = (−G12·x, −y).
+pub fn frobenius2(q: &G2Affine) -> G2Affine {
+    Affine { x: q.x.mul_fp(&G12).neg(), y: q.y.neg() }
+}
+
+fn put(out: &mut [u8], x: &Fp2) {
+    out[..32].copy_from_slice(&x.c1.to_be_bytes());
+    out[32..64].copy_from_slice(&x.c0.to_be_bytes());
+}
+
+/// 04 ‖ x1 ‖ x0 ‖ y1 ‖ y0 (129 bytes, the u-coefficient first).
+pub fn encode(q: &G2Affine) -> [u8; 129] {
+    let mut out = [0u8; 129];
+    out[0] = 4;
+    put(&mut out[1..65], &q.x);
+    put(&mut out[65..], &q.y);
+    out
+}
+
+/// x1 ‖ x0 ‖ y1 ‖ y0 (128 bytes).
+pub fn encode_raw(q: &G2Affine) -> [u8; 128] {
+    let mut out = [0u8; 128];
+    put(&mut out[..64], &q.x);
+    put(&mut out[64..], &q.y);
+    out
+}
+
+fn fp2_at(b: &[u8], what: &str) -> Result<Fp2> {
+    let get = |s: &[u8]| {
+        let mut c = [0u8; 32];
+        c.copy_from_slice(s);
+        Option::from(Fp::from_be_bytes(&c)).ok_or_else(|| Error::invalid(format!("{what}: coordinate is not below p")))
+    };
+    let c1 = get(&b[..32])?;
+    let c0 = get(&b[32..64])?;
+    Ok(Fp2::new(c0, c1))
+}
+
+/// Decodes 04‖x1‖x0‖y1‖y0 or the same without 04, checking coordinates < p,
+/// the point on the twist and in the order-n subgroup.
+pub fn decode(b: &[u8], what: &str) -> Result<G2Affine> {
+    let raw = match b.len() {
+        129 if b[0] == 4 => &b[1..],
+        128 => b,
+        n => {
+            return Err(Error::invalid(format!(
+                "{what}: G2 point must be 129 bytes (04‖x1‖x0‖y1‖y0) or 128 bytes, got {n}"
+            )))
+        }
+    };
+    let q = Affine { x: fp2_at(&raw[..64], what)?, y: fp2_at(&raw[64..], what)? };
+    if !bool::from(q.is_on_curve::<G2Curve>()) {
+        return Err(Error::invalid(format!("{what}: point is not on the twist curve")));
+    }
+    if !in_subgroup_vartime(&q) {
+        return Err(Error::invalid(format!("{what}: point is not in the order-n subgroup G2")));
+    }
+    Ok(q)
+}
+
+/// [n]q = O: the subgroup check for a public point (variable time).
+pub fn in_subgroup_vartime(q: &G2Affine) -> bool {
+    use crate::arith::Modulus;
+    bool::from(q.to_jacobian().mul_vartime(&super::fp::Sm9N::M).is_identity())
+}
