@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "ctime: valgrind not installed" >&2; exit 2; }
-cargo build --release -p shangmi --features ctime --example sm2_ctime
+cargo build --release -p shangmi --features ctime --example sm2_ctime --example sm9_ctime
 # Each entry is a SHANGMI_CPU_DISABLE value.
 masks=(adx)
 if grep -qw bmi2 /proc/cpuinfo && grep -qw adx /proc/cpuinfo; then
@@ -41,3 +41,21 @@ for mask in "${masks[@]}"; do
     run "$mask"
 done
 run "${masks[-1]:+${masks[-1]},}avx2"
+
+# SM9: extraction, signing, encryption, decryption, decapsulation and key
+# exchange with the master keys (and every random scalar) marked undefined,
+# on the portable and (if present) ADX field paths; the negative control
+# feeds a secret scalar to the variable-time double-and-add.
+echo "ctime: SM9 negative control (must be reported)"
+set +e
+SHANGMI_CPU_DISABLE=adx valgrind --error-exitcode=42 -q target/release/examples/sm9_ctime leak >/dev/null 2>&1
+rc=$?
+set -e
+if [ "$rc" -ne 42 ]; then
+    echo "ctime: the SM9 negative control was not detected (exit $rc)" >&2
+    exit 1
+fi
+for mask in "${masks[@]}"; do
+    echo "ctime: SM9, SHANGMI_CPU_DISABLE='$mask'"
+    SHANGMI_CPU_DISABLE=$mask valgrind --error-exitcode=1 --track-origins=yes --num-callers=30 -q target/release/examples/sm9_ctime
+done
