@@ -10,7 +10,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use shangmi::encoding::sm2 as fmt;
-use shangmi::encoding::sm2::{CiphertextMode, SignatureEncoding};
+use shangmi::encoding::sm2_modes::{self as modes, CiphertextMode, SignatureEncoding};
 use shangmi::encoding::KeyEncryption;
 use shangmi::sm2;
 use zeroize::Zeroize;
@@ -98,7 +98,7 @@ impl Sm2PublicKey {
     ) -> PyResult<()> {
         let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let (sig, msg, uid) = (signature.as_slice(), message.as_slice(), uid.as_slice());
-        py.detach(|| fmt::verify(&self.inner, sig, msg, uid, enc)).py_err()
+        py.detach(|| modes::verify(&self.inner, sig, msg, uid, enc)).py_err()
     }
 
     fn verify_digest(&self, py: Python<'_>, signature: Bytes<'_>, digest: Bytes<'_>, encoding: Name) -> PyResult<()> {
@@ -383,7 +383,7 @@ fn sm2_verify_many<'py>(
     py.detach(|| {
         let triples: Vec<(&sm2::PublicKey, &[u8], &[u8])> =
             keys.iter().zip(&data).map(|(k, (m, s))| (k, m.as_slice(), s.as_slice())).collect();
-        fmt::verify_many(&triples, uid, enc)
+        modes::verify_many(&triples, uid, enc)
     })
     .py_err()
 }

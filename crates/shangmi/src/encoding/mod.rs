@@ -23,7 +23,7 @@ mod pbe;
 pub mod pem;
 pub mod sm2;
 mod sm2_der;
-mod sm2_modes;
+pub mod sm2_modes;
 mod sm4cbc;
 
 pub use keys::{

@@ -3,7 +3,6 @@
 
 use zeroize::Zeroizing;
 
-pub use super::sm2_modes::{verify, verify_many, CiphertextMode, SignatureEncoding};
 use super::{keys, pbe, pem, KeyEncryption};
 use crate::sm2::{Ciphertext, PrivateKey, PublicKey, Signature};
 use crate::{Error, Result};

@@ -10,8 +10,7 @@
 //! depend on data or keys at all; the only data-independent branches are on
 //! the constant matrices, which the compiler folds away.
 
-use super::portable::{COLS, SQ_COLS};
-use super::sbox::{SM4_C, SM4_POLY};
+use super::sbox::{COLS, SM4_C, SM4_POLY, SQ_COLS};
 use zeroize::Zeroize;
 
 /// Blocks per call.

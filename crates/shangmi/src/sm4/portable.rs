@@ -11,23 +11,12 @@
 //! key schedule and serial modes.
 
 use super::bitsliced;
-use super::sbox::{mat_rows, SM4_A_ROWS, SM4_C, SM4_POLY};
+use super::sbox::{COLS, SM4_C, SM4_POLY, SQ_COLS};
 
 /// Fewest blocks worth a bitsliced call.
 const BITSLICE_MIN: usize = 8;
 
 const LSB: u64 = 0x0101_0101_0101_0101;
-
-/// Columns of the SM4 affine matrix: `A·x = XOR_j bit_j(x) * COLS[j]`.
-pub(super) const COLS: [u8; 8] = {
-    let mut c = [0u8; 8];
-    let mut j = 0;
-    while j < 8 {
-        c[j] = mat_rows(&SM4_A_ROWS, 1 << j);
-        j += 1;
-    }
-    c
-};
 
 /// Lane-wise multiply by x in GF(2^8)/0x1F5.
 #[inline(always)]
@@ -45,26 +34,6 @@ fn gmul(mut a: u64, b: u64) -> u64 {
     }
     r
 }
-
-/// Columns of squaring, a linear map in characteristic 2: sq(1 << j).
-pub(super) const SQ_COLS: [u8; 8] = {
-    let mut c = [0u8; 8];
-    let mut j = 0;
-    while j < 8 {
-        // (x^j)^2 = x^(2j), reduced modulo 0x1F5.
-        let mut v: u16 = 1 << (2 * j);
-        let mut bit = 15;
-        while bit >= 8 {
-            if (v >> bit) & 1 == 1 {
-                v ^= 0x1F5 << (bit - 8);
-            }
-            bit -= 1;
-        }
-        c[j] = v as u8;
-        j += 1;
-    }
-    c
-};
 
 /// Lane-wise squaring as a bit-matrix product (cheaper than `gmul(x, x)`).
 #[inline(always)]
