@@ -18,7 +18,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "crates" / "shangmi-python" / "src"
-DEFAULT = ["lib.rs", "errors.rs", "buffer.rs", "gil.rs", "cpu.rs", "zuc.rs", "sm2.rs"]
 
 CONVERSIONS = {
     "Bytes": "buffer view",
@@ -84,7 +83,7 @@ def describe(src: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    files = [Path(a) for a in argv] or [SRC / f for f in DEFAULT]
+    files = [Path(a) for a in argv] or sorted(SRC.glob("*.rs"))
     total = 0
     for path in files:
         text = path.read_text()
