@@ -5,6 +5,7 @@ security fixes (CSPRNG nonces, C3 check, the lstrip bug, errors) hold."""
 from __future__ import annotations
 
 import types
+from typing import Any
 
 import gmssl
 import gmssl.func
@@ -113,6 +114,17 @@ def test_sm2_official_encrypt_vector_decrypts() -> None:
 # ---- interop with the real gmssl package, both ways -----------------------------------------
 
 
+def _their_encrypt(theirs: Any, msg: bytes) -> bytes:
+    """The real gmssl's encrypt, retried: about 1 call in 500 it returns None
+    (a bug of the gmssl package, seen with random keys; its output is
+    otherwise a valid ciphertext)."""
+    for _ in range(20):
+        ct = theirs.encrypt(msg)
+        if ct is not None:
+            return bytes(ct)
+    raise AssertionError("gmssl's encrypt returned None 20 times in a row")
+
+
 @pytest.mark.parametrize("mode", [0, 1])
 @pytest.mark.parametrize("size", [1, 31, 32, 33, 200])
 def test_encryption_crosses_both_ways(mode: int, size: int) -> None:
@@ -121,9 +133,9 @@ def test_encryption_crosses_both_ways(mode: int, size: int) -> None:
     ours = compat.sm2.CryptSM2(private_key=priv, public_key=pub, mode=mode)
     msg = bytes(range(size % 256)) * (size // 256) + bytes(range(size % 256))
     msg = msg[:size] or b"x"
-    assert ours.decrypt(theirs.encrypt(msg)) == msg
+    assert ours.decrypt(_their_encrypt(theirs, msg)) == msg
     assert theirs.decrypt(ours.encrypt(msg)) == msg
-    assert len(ours.encrypt(msg)) == len(theirs.encrypt(msg)) == 64 + 32 + len(msg)
+    assert len(ours.encrypt(msg)) == len(_their_encrypt(theirs, msg)) == 64 + 32 + len(msg)
 
 
 @pytest.mark.parametrize("asn1", [False, True])
@@ -204,7 +216,7 @@ def test_c3_is_checked() -> None:
     priv, pub = _keypair()
     theirs = gmssl.sm2.CryptSM2(private_key=priv, public_key=pub)
     ours = compat.sm2.CryptSM2(private_key=priv, public_key=pub)
-    ct = bytearray(theirs.encrypt(b"attack at dawn"))
+    ct = bytearray(_their_encrypt(theirs, b"attack at dawn"))
     ct[64] ^= 1  # first byte of C2
     assert theirs.decrypt(bytes(ct)) != b"attack at dawn"  # gmssl: garbage, no error
     with pytest.raises(DecryptionError):

@@ -123,8 +123,15 @@ def test_kdf_bad_length() -> None:
         sm3.kdf(b"z", -1)
     with pytest.raises(shangmi.ShangmiError):
         sm3.kdf(b"z", -1)
-    with pytest.raises(TypeError):
+    with pytest.raises(shangmi.ShangmiTypeError):
         sm3.kdf(b"z", 1.5)  # type: ignore[arg-type]
+
+
+def test_kdf_length_cap_is_a_clear_error_not_memory_error() -> None:
+    assert sm3.MAX_KDF_LEN == 1 << 30
+    for n in (sm3.MAX_KDF_LEN + 1, 32 * (2**32 - 1), 2**62):
+        with pytest.raises(shangmi.InvalidInputError, match="at most 1073741824 bytes"):
+            sm3.kdf(b"z", n)
 
 
 def test_hash_releases_the_gil() -> None:

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes
-from shangmi.exceptions import InvalidInputError
+from shangmi._buffer import Buffer, require_bytes, require_int
 
-__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "backend", "DIGEST_SIZE", "BLOCK_SIZE"]
+__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "backend", "MAX_KDF_LEN", "DIGEST_SIZE", "BLOCK_SIZE"]
 
 DIGEST_SIZE = 32
+#: Most bytes one :func:`kdf` call returns.
+MAX_KDF_LEN: int = _native.SM3_MAX_KDF_LEN
 BLOCK_SIZE = 64
 
 
@@ -92,16 +93,11 @@ def hmac(key: Buffer, data: Buffer) -> bytes:
 def kdf(z: Buffer, length: int) -> bytes:
     """The key derivation function of GB/T 32918.4 (SM2) and GM/T 0044 (SM9).
 
-    Returns ``length`` bytes: SM3(z || 1) || SM3(z || 2) || ... truncated.
+    Returns ``length`` bytes: SM3(z || 1) || SM3(z || 2) || ... truncated;
+    at most ``MAX_KDF_LEN`` (1 GiB) per call.
     """
     require_bytes(z, "z")
-    if isinstance(length, bool) or not isinstance(length, int):
-        raise TypeError(f"length must be an int, got {type(length).__name__}")
-    if length < 0:
-        raise InvalidInputError(f"length must be >= 0, got {length}")
-    if length > 32 * (2**32 - 1):
-        raise InvalidInputError(f"length must be at most {32 * (2**32 - 1)} bytes, got {length}")
-    return _native.sm3_kdf(z, length)
+    return _native.sm3_kdf(z, require_int(length, "length"))
 
 
 def backend() -> str:

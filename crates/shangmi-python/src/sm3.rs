@@ -5,6 +5,7 @@ use pyo3::types::PyBytes;
 use shangmi::sm3;
 
 use crate::buffer::Bytes;
+use crate::errors::IntoPyResult;
 use crate::gil::{lock, maybe_detach};
 
 /// Incremental SM3 state behind `shangmi.sm3.SM3`.
@@ -64,6 +65,7 @@ fn sm3_hmac<'py>(py: Python<'py>, key: Bytes<'_>, data: Bytes<'_>) -> Bound<'py,
 
 #[pyfunction]
 fn sm3_kdf<'py>(py: Python<'py>, z: Bytes<'_>, length: usize) -> PyResult<Bound<'py, PyBytes>> {
+    sm3::check_kdf_len(length).py_err()?;
     let z = z.as_slice();
     PyBytes::new_with(py, length, |out| {
         maybe_detach(py, length, || sm3::kdf_into(&[z], out));
@@ -78,5 +80,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sm3_hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hmac, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_kdf, m)?)?;
+    m.add("SM3_MAX_KDF_LEN", sm3::MAX_KDF_LEN)?;
     Ok(())
 }

@@ -219,6 +219,21 @@ pub fn hmac(key: &[u8], data: &[u8]) -> [u8; DIGEST_SIZE] {
     mac.finalize()
 }
 
+/// Most bytes one KDF call produces (1 GiB): far below the standard's
+/// 32·(2³²−1), and below what an allocation would refuse.
+pub const MAX_KDF_LEN: usize = 1 << 30;
+
+/// `Ok` if `length` is a KDF output length one call may ask for
+/// (at most [`MAX_KDF_LEN`]).
+pub fn check_kdf_len(length: usize) -> crate::Result<()> {
+    if length > MAX_KDF_LEN {
+        return Err(crate::Error::invalid(format!(
+            "SM3 KDF length must be at most {MAX_KDF_LEN} bytes (1 GiB) per call, got {length}"
+        )));
+    }
+    Ok(())
+}
+
 /// The KDF of GB/T 32918.4 §5.4.3: SM3(Z ‖ ct) for ct = 1, 2, ... (32-bit
 /// big-endian), concatenated and cut to `out.len()` bytes.
 pub fn kdf_into(z: &[&[u8]], out: &mut [u8]) {
