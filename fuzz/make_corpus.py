@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
 from pathlib import Path
 
 from shangmi import sm2, sm4, zuc
@@ -19,6 +20,36 @@ FORMATS = HERE.parent / "tests" / "vectors" / "sm2_formats"
 KEY = sm2.PrivateKey.from_pem((FORMATS / "pkcs8.pem").read_bytes())
 MESSAGE = (FORMATS / "message.bin").read_bytes()
 SM4_KEY = bytes(range(16))
+
+
+def pki_seeds() -> list[bytes]:
+    """A CA and a leaf certificate, a CSR, a CRL, a bundle, and CMS messages made here."""
+    import datetime as dt
+
+    from shangmi import cms, x509
+
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    import _pki
+
+    ca_key = sm2.PrivateKey.generate()
+    ca_name = _pki.name("测试根 CA", o="shangmi")
+    ca = _pki.issue(ca_name, ca_key.public_key(), ca_name, ca_key, ca=True)
+    leaf = _pki.issue(_pki.name("leaf"), KEY.public_key(), ca_name, ca_key)
+    csr = x509.CertificateSigningRequestBuilder().subject_name(_pki.name("req")).sign(KEY)
+    now = dt.datetime.now(dt.timezone.utc)
+    crl = (
+        x509.CertificateRevocationListBuilder()
+        .issuer_name(ca_name)
+        .last_update(now)
+        .next_update(now + dt.timedelta(days=1))
+        .sign(ca_key)
+    )
+    return [
+        b"\x00" + ca.to_der(), b"\x00" + leaf.to_der(), b"\x01" + csr.to_der(), b"\x02" + crl.to_der(),
+        b"\x03" + cms.sign(b"hello", leaf, KEY, encoding="der"),
+        b"\x04" + cms.encrypt(b"secret", [leaf], encoding="der"),
+        b"\x05" + ca.to_pem() + leaf.to_pem(),
+    ]
 
 
 def seeds() -> dict[str, list[bytes]]:
@@ -68,6 +99,7 @@ def seeds() -> dict[str, list[bytes]]:
         "sm4_ciphertext": sym,
         "zuc_streams": z,
         "compat_gmssl": compat,
+        "pki_parsers": pki_seeds(),
         "selftest_raise": [b"CRASH"],
     }
 

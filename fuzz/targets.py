@@ -150,6 +150,33 @@ def compat_gmssl(data: bytes) -> None:
         assert c.verify(text, MESSAGE) in (True, False)
 
 
+def pki_parsers(data: bytes) -> None:
+    """Certificates (and every property read from them), CSRs, CRLs, PEM
+    bundles, CMS SignedData and EnvelopedData as an attacker would send them."""
+    from shangmi import cms, x509
+
+    sel, body = data[0] % 6, data[1:]
+    if sel == 0:
+        c = x509.load_der_x509_certificate(body)
+        c.subject.rfc4514_string(), c.issuer.rfc4514_string(), list(c.extensions)
+        c.not_valid_before_utc, c.not_valid_after_utc, c.serial_number, c.fingerprint()
+        try:
+            c.public_key()
+        except shangmi.ShangmiError:
+            pass
+    elif sel == 1:
+        r = x509.load_der_x509_csr(body)
+        r.subject.rfc4514_string(), list(r.extensions)
+    elif sel == 2:
+        x509.load_der_x509_crl(body)
+    elif sel == 3:
+        cms.verify(body)
+    elif sel == 4:
+        cms.decrypt(body, KEY)
+    else:
+        x509.load_pem_x509_certificates(body)
+
+
 def selftest_raise(data: bytes) -> None:
     """Deliberately fails on inputs starting with b"CRASH": proves the runner reports findings."""
     if data.startswith(b"CRASH"):
@@ -158,7 +185,9 @@ def selftest_raise(data: bytes) -> None:
 
 TARGETS: dict[str, Callable[[bytes], None]] = {
     f.__name__: f
-    for f in (sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl)
+    for f in (
+        sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers
+    )
 }
 
 
