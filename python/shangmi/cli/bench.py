@@ -13,7 +13,7 @@ from typing import Any
 from shangmi._bench import Comparison, report, to_json
 
 #: Algorithms with a benchmark module in shangmi._bench.
-ALGORITHMS = ["sm3", "sm4", "zuc", "sm2"]
+ALGORITHMS = ["sm3", "sm4", "zuc", "sm2", "x509"]
 
 
 def register(sub: Any) -> None:
