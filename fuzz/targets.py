@@ -4,9 +4,8 @@ Each target takes one byte string: its first byte picks the entry point or
 format, the rest is the attacker-controlled input. A target passes an input if
 the library returns or raises a :class:`shangmi.ShangmiError`; any other
 exception (or a crash, hang or leak in the native code) is a finding.
-``TypeError`` is tolerated for now: the strict-inputs work (issue 13 item 2)
-turns the library's TypeErrors into a ShangmiError subclass; drop it from
-``ALLOWED`` once that lands.
+A wrong-type argument raises :class:`shangmi.ShangmiTypeError`, which is a
+ShangmiError, so a plain ``TypeError`` (or any other exception) is a finding.
 
 Run one target: ``python fuzz/targets.py TARGET [libFuzzer flags] [CORPUS_DIR]``;
 run them all for a bounded time: ``python fuzz/run.py`` (see fuzz/README.md).
@@ -48,7 +47,7 @@ def _load() -> None:
         from shangmi import sm2 as _sm2, sm4 as _sm4, zuc as _zuc
         from shangmi.compat.gmssl import sm2 as _gsm2
     shangmi, sm2, sm4, zuc, gsm2 = _shangmi, _sm2, _sm4, _zuc, _gsm2
-    ALLOWED = (shangmi.ShangmiError, TypeError)
+    ALLOWED = (shangmi.ShangmiError,)
     KEY = sm2.PrivateKey.from_pem((FORMATS / "pkcs8.pem").read_bytes())
     PUB = KEY.public_key()
 
@@ -125,9 +124,9 @@ def zuc_streams(data: bytes) -> None:
     length_bits = int.from_bytes(p[6:8], "big") if p[6] & 0x80 == 0 else None
     msg = body[8:]
     if sel == 0:
-        zuc.eea3(SM4_KEY, count, bearer, direction, msg, length_bits)
+        zuc.eea3(SM4_KEY, count, bearer, direction, msg, length_bits=length_bits)
     elif sel == 1:
-        zuc.eia3(SM4_KEY, count, bearer, direction, msg, length_bits)
+        zuc.eia3(SM4_KEY, count, bearer, direction, msg, length_bits=length_bits)
     elif sel == 2:
         zuc.ZUC256(bytes(32), msg[:25]).keystream(p[0] % 64)
     elif sel == 3:

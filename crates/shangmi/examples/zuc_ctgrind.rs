@@ -27,8 +27,8 @@ fn public(buf: &[u8]) {
 
 fn main() {
     let leak = std::env::args().any(|a| a == "--leak");
-    let key16: Vec<u8> = (0..16).map(|i| i * 17 + 3).collect();
-    let key32: Vec<u8> = (0..32).map(|i| i * 7 + 1).collect();
+    let key16: Vec<u8> = (0..16u8).map(|i| i.wrapping_mul(17).wrapping_add(3)).collect();
+    let key32: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(7).wrapping_add(1)).collect();
     let iv16 = [0x5au8; 16];
     let iv23 = [0xa5u8; 23];
     let msg: Vec<u8> = (0..300u32).map(|i| (i * 31) as u8).collect();
