@@ -11,21 +11,12 @@ use super::field::Scalar;
 use super::point::Affine;
 use super::{ctime, declassify, ecmult, ecmult_const, ecmult_gen, random_scalar, PrivateKey, PublicKey};
 use crate::arith::{limbs_from_be, Limbs};
+pub use crate::kex::{KeyExchangeResult, Role};
 use crate::{sm3, Error, Result};
-use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
 /// Largest shared key `compute` derives, in bytes.
 pub const MAX_KEY_LEN: usize = 1 << 20;
-
-/// Which side of the exchange this party is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// A: sends R_A first, receives S_B, sends S_A.
-    Initiator,
-    /// B: answers with R_B (and S_B), checks S_A.
-    Responder,
-}
 
 /// One party's state for one exchange. The ephemeral key is used for one
 /// `compute` only and is zeroized on drop.
@@ -53,36 +44,6 @@ impl Drop for KeyExchange {
     fn drop(&mut self) {
         self.d.zeroize();
         self.r.zeroize();
-    }
-}
-
-/// The outcome: the shared key and both confirmation values.
-pub struct KeyExchangeResult {
-    /// The shared key K (klen bytes).
-    pub key: Zeroizing<Vec<u8>>,
-    /// The confirmation this party sends: S_B for the responder, S_A for
-    /// the initiator.
-    pub confirm_out: [u8; 32],
-    /// The confirmation this party expects from its peer: S_B (called S1 in
-    /// the standard) for the initiator, S_A (S2) for the responder.
-    pub confirm_expected: [u8; 32],
-}
-
-impl core::fmt::Debug for KeyExchangeResult {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "KeyExchangeResult {{ key: [{} bytes], .. }}", self.key.len())
-    }
-}
-
-impl KeyExchangeResult {
-    /// Checks the peer's confirmation value in constant time
-    /// ([`Error::InvalidTag`] on mismatch).
-    pub fn check_confirmation(&self, received: &[u8]) -> Result<()> {
-        if received.len() == 32 && bool::from(received.ct_eq(&self.confirm_expected)) {
-            Ok(())
-        } else {
-            Err(Error::InvalidTag)
-        }
     }
 }
 
@@ -187,15 +148,9 @@ impl KeyExchange {
         let mut xu = Zeroizing::new(u.x.to_be_bytes());
         let yu = Zeroizing::new(u.y.to_be_bytes());
         u.zeroize();
-        let (za, zb) = match self.role {
-            Role::Initiator => (&self.z_own, &self.z_peer),
-            Role::Responder => (&self.z_peer, &self.z_own),
-        };
+        let (za, zb) = self.role.order(&self.z_own, &self.z_peer);
         // x_RA ‖ y_RA ‖ x_RB ‖ y_RB, always in the initiator's order.
-        let (first, second) = match self.role {
-            Role::Initiator => (0, 64),
-            Role::Responder => (64, 0),
-        };
+        let (first, second) = self.role.order(0, 64);
         let mut rarb = [0u8; 128];
         rarb[first..first + 64].copy_from_slice(&self.ephemeral[1..]);
         rarb[second..second + 32].copy_from_slice(&px);
@@ -209,10 +164,7 @@ impl KeyExchange {
         // The confirmation values go on the wire: public.
         declassify(&s02);
         declassify(&s03);
-        let (confirm_out, confirm_expected) = match self.role {
-            Role::Initiator => (s03, s02),
-            Role::Responder => (s02, s03),
-        };
-        Ok(KeyExchangeResult { key, confirm_out, confirm_expected })
+        // S_B carries 02, S_A 03.
+        Ok(KeyExchangeResult::new(self.role, key, s03, s02))
     }
 }

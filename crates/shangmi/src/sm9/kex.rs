@@ -11,19 +11,10 @@ use super::fp::Fn;
 use super::g1::{self, G1Affine};
 use super::gt::Gt;
 use super::hash::random_scalar;
+pub use crate::kex::{KeyExchangeResult, Role};
 use crate::sm3::{self, Sm3};
 use crate::{Error, Result};
-use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
-
-/// Which side of the exchange this party is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// A: sends RA first, receives RB and SB, sends SA.
-    Initiator,
-    /// B: answers with RB and SB, checks SA.
-    Responder,
-}
 
 /// One party's state for one exchange; the ephemeral rA/rB serves one `compute`.
 pub struct KeyExchange {
@@ -46,32 +37,6 @@ impl core::fmt::Debug for KeyExchange {
 impl Drop for KeyExchange {
     fn drop(&mut self) {
         self.r.zeroize();
-    }
-}
-
-/// The shared key and both confirmation values.
-pub struct KeyExchangeResult {
-    pub key: Zeroizing<Vec<u8>>,
-    /// SA for the initiator, SB for the responder.
-    pub confirm_out: [u8; 32],
-    /// SB for the initiator, SA for the responder.
-    pub confirm_expected: [u8; 32],
-}
-
-impl core::fmt::Debug for KeyExchangeResult {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "KeyExchangeResult {{ key: [{} bytes], .. }}", self.key.len())
-    }
-}
-
-impl KeyExchangeResult {
-    /// The peer's confirmation, compared in constant time ([`Error::InvalidTag`] on mismatch).
-    pub fn check_confirmation(&self, received: &[u8]) -> Result<()> {
-        if received.len() == 32 && bool::from(received.ct_eq(&self.confirm_expected)) {
-            Ok(())
-        } else {
-            Err(Error::InvalidTag)
-        }
     }
 }
 
@@ -108,6 +73,7 @@ impl KeyExchange {
         g1::encode(&self.ephemeral)
     }
 
+    /// This party's role.
     pub fn role(&self) -> Role {
         self.role
     }
@@ -133,14 +99,10 @@ impl KeyExchange {
         paired.zeroize();
         cubed.zeroize();
         // (g1, g2) = (g^rA, e(RB, deA)) for A, (e(RA, deB), g^rB) for B.
-        let (mut g1b, mut g2b) = match self.role {
-            Role::Initiator => (Zeroizing::new(ga), Zeroizing::new(gb)),
-            Role::Responder => (Zeroizing::new(gb), Zeroizing::new(ga)),
-        };
-        let (ida, idb, ra, rb) = match self.role {
-            Role::Initiator => (&self.uid[..], &self.peer_uid[..], &own_r, &peer_r),
-            Role::Responder => (&self.peer_uid[..], &self.uid[..], &peer_r, &own_r),
-        };
+        let (g1, g2) = self.role.order(ga, gb);
+        let (mut g1b, mut g2b) = (Zeroizing::new(g1), Zeroizing::new(g2));
+        let (ida, idb) = self.role.order(&self.uid[..], &self.peer_uid[..]);
+        let (ra, rb) = self.role.order(&own_r, &peer_r);
         let mut key = Zeroizing::new(vec![0u8; length]);
         sm3::kdf_into(&[ida, idb, &ra[..], &rb[..], &g1b[..], &g2b[..], &g3[..]], &mut key);
         let inner = sm3::hash_parts(&[&g2b[..], &g3[..], ida, idb, &ra[..], &rb[..]]);
@@ -152,10 +114,6 @@ impl KeyExchange {
         g1b.zeroize();
         g2b.zeroize();
         g3.zeroize();
-        let (confirm_out, confirm_expected) = match self.role {
-            Role::Initiator => (sa, sb),
-            Role::Responder => (sb, sa),
-        };
-        Ok(KeyExchangeResult { key, confirm_out, confirm_expected })
+        Ok(KeyExchangeResult::new(self.role, key, sa, sb))
     }
 }
