@@ -236,3 +236,23 @@ def test_cms_round_trips_hypothesis(data: bytes, form: dict[str, str], detached:
     assert v.content == data and v.signers == [p.leaf]
     env = cms.encrypt(data, [p.leaf], recipient_id=rid, **form)  # type: ignore[arg-type]
     assert cms.decrypt(env, p.leaf_key, p.leaf) == data
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"oids": "pkcs7"}, "oids must be one of 'gmt0010', 'rfc5652', got 'pkcs7'"),
+        ({"compat": "openssl"}, "compat must be None or 'gmssl', got 'openssl'"),
+        ({"recipient_id": "serial"}, "recipient_id must be 'issuer_and_serial' or 'key_identifier', got 'serial'"),
+    ],
+)
+def test_option_names_are_checked_by_the_core(pki: Pki, kw: dict[str, str], message: str) -> None:
+    # The core parses the option names and owns the messages (one place).
+    with pytest.raises(shangmi.InvalidInputError) as e:
+        cms.encrypt(b"x", [pki.leaf], **kw)  # type: ignore[arg-type]
+    assert str(e.value) == message
+    if "recipient_id" not in kw:
+        with pytest.raises(shangmi.InvalidInputError, match="must be"):
+            cms.sign(b"x", pki.leaf, pki.leaf_key, **kw)  # type: ignore[arg-type]
+    with pytest.raises(shangmi.ShangmiTypeError):
+        cms.encrypt(b"x", [pki.leaf], oids=1)  # type: ignore[arg-type]

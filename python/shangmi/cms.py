@@ -40,18 +40,6 @@ from shangmi.x509 import Certificate, Signer, _secs
 __all__ = ["sign", "verify", "encrypt", "decrypt", "VerifiedMessage", "Decrypter"]
 
 Oids = Literal["gmt0010", "rfc5652"]
-_FLAVOR = {"rfc5652": 0, "gmt0010": 1}
-_FLAVOR_NAME = {0: "rfc5652", 1: "gmt0010", 2: "gmssl"}
-
-
-def _flavor(oids: str, compat: str | None) -> int:
-    if compat is not None:
-        if compat != "gmssl":
-            raise InvalidInputError(f"compat must be None or 'gmssl', got {compat!r}")
-        return 2
-    if oids not in _FLAVOR:
-        raise InvalidInputError(f"oids must be one of 'gmt0010', 'rfc5652', got {oids!r}")
-    return _FLAVOR[oids]
 
 
 def _out(der: bytes, encoding: str) -> bytes:
@@ -90,10 +78,9 @@ def sign(
         raise InvalidInputError("the private key does not belong to the signer certificate")
     when = _secs(signing_time or _dt.datetime.now(_dt.timezone.utc), "signing_time")
     extra = [c._c for c in certificates]
-    f = _flavor(oids, compat)
-    e = _native.cms_sign(data, certificate._c, extra, detached, f, when, uid)
+    e = _native.cms_sign(data, certificate._c, extra, detached, oids, compat, when, uid)
     sig = bytes(private_key.sign_digest(e))
-    return _out(_native.cms_sign(data, certificate._c, extra, detached, f, when, uid, sig), encoding)
+    return _out(_native.cms_sign(data, certificate._c, extra, detached, oids, compat, when, uid, sig), encoding)
 
 
 class VerifiedMessage:
@@ -129,9 +116,9 @@ def verify(
         require_bytes(uid, "uid")
     when = _secs(at or _dt.datetime.now(_dt.timezone.utc), "at")
     roots = None if trust_roots is None else [c._c for c in trust_roots]
-    content, signers, certs, f = _native.cms_verify(_msg(signed), data, [c._c for c in certificates], uid, roots, when)
-    return VerifiedMessage(content, [Certificate(c) for c in signers], [Certificate(c) for c in certs],
-                           _FLAVOR_NAME[f])
+    content, signers, certs, form = _native.cms_verify(_msg(signed), data, [c._c for c in certificates], uid, roots,
+                                                       when)
+    return VerifiedMessage(content, [Certificate(c) for c in signers], [Certificate(c) for c in certs], form)
 
 
 def encrypt(
@@ -146,10 +133,8 @@ def encrypt(
     """An EnvelopedData: a fresh SM4 key, SM4-CBC over ``data``, the key
     SM2-encrypted (GM/T 0009 SM2Cipher) to each recipient certificate."""
     require_bytes(data, "data")
-    if recipient_id not in ("issuer_and_serial", "key_identifier"):
-        raise InvalidInputError(f"recipient_id must be 'issuer_and_serial' or 'key_identifier', got {recipient_id!r}")
     certs = [c._c for c in recipient_certificates]
-    der = _native.cms_encrypt(data, certs, _flavor(oids, compat), recipient_id == "key_identifier")
+    der = _native.cms_encrypt(data, certs, oids, compat, recipient_id)
     return _out(der, encoding)
 
 

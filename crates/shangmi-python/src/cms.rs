@@ -6,27 +6,15 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi::cms::{self, Flavor, RecipientId, SignRequest};
 use shangmi::x509::Certificate;
-use shangmi::{Error, Result};
 
-use crate::buffer::Bytes;
+use crate::buffer::{Bytes, Name};
 use crate::errors::IntoPyResult;
 use crate::x509::X509Certificate;
 
-fn flavor(code: u8) -> Result<Flavor> {
-    match code {
-        0 => Ok(Flavor::Rfc5652),
-        1 => Ok(Flavor::GmT0010),
-        2 => Ok(Flavor::Gmssl),
-        _ => Err(Error::invalid(format!("unknown CMS flavour {code}"))),
-    }
-}
-
-fn flavor_code(f: Flavor) -> u8 {
-    match f {
-        Flavor::Rfc5652 => 0,
-        Flavor::GmT0010 => 1,
-        Flavor::Gmssl => 2,
-    }
+/// The flavour the Python options `oids` and `compat` name (the core
+/// parses them and owns the messages).
+fn flavor(oids: &Name, compat: &Option<Name>) -> shangmi::Result<Flavor> {
+    Flavor::from_options(&oids.0, compat.as_ref().map(|c| c.0.as_str()))
 }
 
 fn certs(list: &[PyRef<'_, X509Certificate>]) -> Vec<Certificate> {
@@ -39,14 +27,15 @@ fn wrap(list: Vec<Certificate>) -> Vec<X509Certificate> {
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (content, signer, certificates, detached, flavor_code, signing_time, uid, signature=None))]
+#[pyo3(signature = (content, signer, certificates, detached, oids, compat, signing_time, uid, signature=None))]
 fn cms_sign<'py>(
     py: Python<'py>,
     content: Bytes<'_>,
     signer: &X509Certificate,
     certificates: Vec<PyRef<'_, X509Certificate>>,
     detached: bool,
-    flavor_code: u8,
+    oids: Name,
+    compat: Option<Name>,
     signing_time: i64,
     uid: Bytes<'_>,
     signature: Option<Bytes<'_>>,
@@ -58,7 +47,7 @@ fn cms_sign<'py>(
         signer: &signer.inner,
         certificates: &extra,
         detached,
-        flavor: flavor(flavor_code).py_err()?,
+        flavor: flavor(&oids, &compat).py_err()?,
         signing_time,
     };
     let (u, sig) = (uid.as_slice(), signature.as_ref().map(|s| s.as_slice()));
@@ -71,7 +60,7 @@ fn cms_sign<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
-type VerifiedTuple<'py> = (Bound<'py, PyBytes>, Vec<X509Certificate>, Vec<X509Certificate>, u8);
+type VerifiedTuple<'py> = (Bound<'py, PyBytes>, Vec<X509Certificate>, Vec<X509Certificate>, &'static str);
 
 #[pyfunction]
 #[pyo3(signature = (message, data, extra, uid, roots, at))]
@@ -89,7 +78,7 @@ fn cms_verify<'py>(
     let (m, d, u) = (message.as_slice(), data.as_ref().map(|b| b.as_slice()), uid.as_ref().map(|b| b.as_slice()));
     let der = cms::from_pem_or_der(m).py_err()?;
     let v = py.detach(|| cms::signed::verify(&der, d, &extra, u, roots.as_deref().map(|r| (r, at)))).py_err()?;
-    Ok((PyBytes::new(py, &v.content), wrap(v.signers), wrap(v.certificates), flavor_code(v.flavor)))
+    Ok((PyBytes::new(py, &v.content), wrap(v.signers), wrap(v.certificates), v.flavor.name()))
 }
 
 #[pyfunction]
@@ -97,12 +86,13 @@ fn cms_encrypt<'py>(
     py: Python<'py>,
     data: Bytes<'_>,
     recipients: Vec<PyRef<'_, X509Certificate>>,
-    flavor_code: u8,
-    by_key_id: bool,
+    oids: Name,
+    compat: Option<Name>,
+    recipient_id: Name,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let rs = certs(&recipients);
-    let f = flavor(flavor_code).py_err()?;
-    let rid = if by_key_id { RecipientId::SubjectKeyIdentifier } else { RecipientId::IssuerAndSerial };
+    let f = flavor(&oids, &compat).py_err()?;
+    let rid = RecipientId::from_name(&recipient_id.0).py_err()?;
     let d = data.as_slice();
     let out = py.detach(|| cms::encrypt(d, &rs, f, rid)).py_err()?;
     Ok(PyBytes::new(py, &out))

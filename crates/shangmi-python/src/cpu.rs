@@ -1,23 +1,20 @@
 //! `shangmi.cpu_features()`: what the core detected and chose.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use shangmi::cpu;
+use pyo3::types::{IntoPyDict, PyDict};
 
 use crate::errors::IntoPyResult;
 
-/// {"detected": [...], "enabled": [...], "masked": [...], "backends": {algorithm: name}}.
+/// {"detected": [...], "enabled": [...], "masked": [...], "backends": {algorithm: name}}
+/// from [`shangmi::cpu_report`].
 #[pyfunction]
 fn cpu_info<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let r = shangmi::cpu_report();
     let d = PyDict::new(py);
-    d.set_item("detected", cpu::detected().names())?;
-    d.set_item("enabled", cpu::features().names())?;
-    d.set_item("masked", cpu::detected().without(cpu::features()).names())?;
-    let b = PyDict::new(py);
-    for (alg, name) in shangmi::backends() {
-        b.set_item(alg, name)?;
-    }
-    d.set_item("backends", b)?;
+    d.set_item("detected", r.detected)?;
+    d.set_item("enabled", r.enabled)?;
+    d.set_item("masked", r.masked)?;
+    d.set_item("backends", r.backends.into_py_dict(py)?)?;
     Ok(d)
 }
 

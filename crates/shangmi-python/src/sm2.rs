@@ -3,8 +3,8 @@
 //! Thin wrappers over `shangmi::sm2` and `shangmi::encoding::sm2`: argument
 //! conversion, GIL release and error mapping. Option names (`"c1c3c2"`,
 //! `"der"`, `"aes-256-cbc"`) are parsed by the core's enums, which own their
-//! messages. Every operation costs at least ~10 µs of curve arithmetic, so
-//! every one releases the GIL. Secrets copied into Python objects (plaintext,
+//! messages. Every operation does curve arithmetic well above the GIL
+//! threshold, so every one releases the GIL. Secrets copied into Python objects (plaintext,
 //! derived keys, the private scalar) are wiped here once copied.
 
 use pyo3::prelude::*;
@@ -189,15 +189,7 @@ impl Sm2PrivateKey {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let scheme = KeyEncryption::from_name(&encryption.0).py_err()?;
         let pw = opt_slice(&password);
-        let der = py
-            .detach(|| {
-                if sec1 {
-                    fmt::private_key_to_sec1_der(&self.inner)
-                } else {
-                    fmt::private_key_to_der(&self.inner, pw, scheme)
-                }
-            })
-            .py_err()?;
+        let der = py.detach(|| modes::private_key_to_der(&self.inner, pw, sec1, scheme)).py_err()?;
         Ok(PyBytes::new(py, &der))
     }
 
@@ -210,12 +202,8 @@ impl Sm2PrivateKey {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let scheme = KeyEncryption::from_name(&encryption.0).py_err()?;
         let pw = opt_slice(&password);
-        let pem = py
-            .detach(|| match &sec1_label {
-                Some(label) => fmt::private_key_to_sec1_pem(&self.inner, &label.0),
-                None => fmt::private_key_to_pem(&self.inner, pw, scheme),
-            })
-            .py_err()?;
+        let label = sec1_label.as_ref().map(|l| l.0.as_str());
+        let pem = py.detach(|| modes::private_key_to_pem(&self.inner, pw, label, scheme)).py_err()?;
         Ok(PyBytes::new(py, pem.as_bytes()))
     }
 
@@ -234,13 +222,9 @@ impl Sm2PrivateKey {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let (msg, uid) = (message.as_slice(), uid.as_slice());
-        let sig = py
-            .detach(|| match pool {
-                Some(p) => self.inner.sign_with_pool(msg, uid, &p.inner),
-                None => self.inner.sign(msg, uid),
-            })
-            .py_err()?;
-        Ok(PyBytes::new(py, &enc.encode(&sig)))
+        let pool = pool.map(|p| &p.inner);
+        let sig = py.detach(|| modes::sign(&self.inner, msg, uid, pool, enc)).py_err()?;
+        Ok(PyBytes::new(py, &sig))
     }
 
     fn sign_digest<'py>(&self, py: Python<'py>, digest: Bytes<'_>, encoding: Name) -> PyResult<Bound<'py, PyBytes>> {
@@ -310,7 +294,7 @@ impl Sm2KeyExchange {
         peer: &Sm2PublicKey,
         peer_uid: Bytes<'_>,
     ) -> PyResult<Self> {
-        let role = if initiator { sm2::Role::Initiator } else { sm2::Role::Responder };
+        let role = sm2::Role::from_initiator(initiator);
         let (own_uid, peer_uid) = (own_uid.as_slice(), peer_uid.as_slice());
         let kx = py.detach(|| sm2::KeyExchange::new(role, &own.inner, own_uid, &peer.inner, peer_uid)).py_err()?;
         Ok(Sm2KeyExchange { inner: std::sync::Mutex::new(kx) })
@@ -357,6 +341,23 @@ fn sm2_sign_many<'py>(
 
 const VERIFY_SHAPE: &str = "(public_key, message, signature)";
 
+/// Batch item `index` of `verify_many`, converted: the key is cloned (an
+/// `Arc` bump) so the work can run without the GIL.
+struct VerifyItem<'py> {
+    key: sm2::PublicKey,
+    message: Bytes<'py>,
+    signature: Bytes<'py>,
+}
+
+fn verify_item<'py>(item: &Bound<'py, PyAny>, index: usize) -> PyResult<VerifyItem<'py>> {
+    let f = item_fields(item, "item", index, &[3], VERIFY_SHAPE)?;
+    let key = f[0]
+        .cast::<Sm2PublicKey>()
+        .map_err(|_| wrong_type(format!("item {index}: expected a PublicKey first, got {}", type_name(&f[0]))))?;
+    let key = key.get().inner.clone();
+    Ok(VerifyItem { key, message: field(&f[1], "item", index)?, signature: field(&f[2], "item", index)? })
+}
+
 /// Verifies (public key, message, signature) triples in parallel; a list of
 /// bools. A malformed item names its index.
 #[pyfunction]
@@ -368,21 +369,12 @@ fn sm2_verify_many<'py>(
 ) -> PyResult<Vec<bool>> {
     let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
     let items = batch(items, &format!("{VERIFY_SHAPE} tuples"))?;
-    // The keys are cloned (an Arc bump each) so the work runs without the GIL.
-    let mut keys = Vec::with_capacity(items.len());
-    let mut data: Vec<(Bytes<'py>, Bytes<'py>)> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let f = item_fields(item, "item", i, &[3], VERIFY_SHAPE)?;
-        let key = f[0]
-            .cast::<Sm2PublicKey>()
-            .map_err(|_| wrong_type(format!("item {i}: expected a PublicKey first, got {}", type_name(&f[0]))))?;
-        keys.push(key.get().inner.clone());
-        data.push((field(&f[1], "item", i)?, field(&f[2], "item", i)?));
-    }
+    let items: Vec<VerifyItem<'py>> =
+        items.iter().enumerate().map(|(i, item)| verify_item(item, i)).collect::<PyResult<_>>()?;
     let uid = uid.as_slice();
     py.detach(|| {
         let triples: Vec<(&sm2::PublicKey, &[u8], &[u8])> =
-            keys.iter().zip(&data).map(|(k, (m, s))| (k, m.as_slice(), s.as_slice())).collect();
+            items.iter().map(|it| (&it.key, it.message.as_slice(), it.signature.as_slice())).collect();
         modes::verify_many(&triples, uid, enc)
     })
     .py_err()

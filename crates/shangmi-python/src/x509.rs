@@ -4,9 +4,9 @@
 //! DER signature in) so any Python object with `sign_digest` can sign.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList};
 use shangmi::sm2::PublicKey;
-use shangmi::x509::{self, extensions as ext, Certificate, CertificateRequest, Crl, Extension, GeneralName, Name};
+use shangmi::x509::{self, Certificate, CertificateRequest, Crl, ExtKind, ExtValue, Extension, GeneralName, Name};
 use shangmi::Result;
 
 use crate::buffer::Bytes;
@@ -353,85 +353,74 @@ fn gns_out<'py>(py: Python<'py>, list: &[GeneralName]) -> PyResult<Bound<'py, Py
     PyList::new(py, items)
 }
 
-/// The typed content of a known extension, as plain Python values; `None`
-/// for extensions the core does not interpret.
+/// The Python shapes of an [`ExtValue`], which `_x509_ext.py` builds its
+/// objects from: `(ca, path_length)`, an int mask, `[oid]`, bytes,
+/// `(key_id, [general name] | None, serial)`, `[general name]`,
+/// `[[general name]]`, bytes, an int.
+fn ext_value_out<'py>(py: Python<'py>, v: &ExtValue) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        ExtValue::BasicConstraints(ca, path_length) => (*ca, *path_length).into_pyobject(py)?.into_any(),
+        ExtValue::KeyUsage(mask) => mask.into_pyobject(py)?.into_any(),
+        ExtValue::ExtendedKeyUsage(purposes) => {
+            purposes.iter().map(|o| o.to_string()).collect::<Vec<_>>().into_pyobject(py)?.into_any()
+        }
+        ExtValue::SubjectKeyIdentifier(id) | ExtValue::CrlNumber(id) => PyBytes::new(py, id).into_any(),
+        ExtValue::AuthorityKeyIdentifier((kid, issuer, serial)) => {
+            let kid = kid.as_ref().map(|k| PyBytes::new(py, k));
+            let issuer = issuer.as_ref().map(|l| gns_out(py, l)).transpose()?;
+            let serial = serial.as_ref().map(|s| PyBytes::new(py, s));
+            (kid, issuer, serial).into_pyobject(py)?.into_any()
+        }
+        ExtValue::AltName(names) => gns_out(py, names)?.into_any(),
+        ExtValue::CrlDistributionPoints(points) => {
+            PyList::new(py, points.iter().map(|p| gns_out(py, p)).collect::<PyResult<Vec<_>>>()?)?.into_any()
+        }
+        ExtValue::CrlReason(code) => code.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// The [`ExtValue`] of shape `kind` from the Python shapes of
+/// [`ext_value_out`].
+fn ext_value_in(kind: ExtKind, value: &Bound<'_, PyAny>) -> PyResult<ExtValue> {
+    Ok(match kind {
+        ExtKind::BasicConstraints => {
+            let (ca, path_length): (bool, Option<u64>) = value.extract()?;
+            ExtValue::BasicConstraints(ca, path_length)
+        }
+        ExtKind::KeyUsage => ExtValue::KeyUsage(value.extract()?),
+        ExtKind::ExtendedKeyUsage => {
+            let l: Vec<String> = value.extract()?;
+            ExtValue::ExtendedKeyUsage(l.iter().map(|s| oid(s)).collect::<Result<Vec<_>>>().py_err()?)
+        }
+        ExtKind::SubjectKeyIdentifier => ExtValue::SubjectKeyIdentifier(value.extract()?),
+        ExtKind::AuthorityKeyIdentifier => {
+            let (kid, issuer, serial): AkiIn<'_> = value.extract()?;
+            ExtValue::AuthorityKeyIdentifier((kid, issuer.map(|l| gns_in(&l)).transpose()?, serial))
+        }
+        ExtKind::AltName => ExtValue::AltName(gns_in(value)?),
+        ExtKind::CrlDistributionPoints => {
+            ExtValue::CrlDistributionPoints(value.try_iter()?.map(|p| gns_in(&p?)).collect::<PyResult<Vec<_>>>()?)
+        }
+        ExtKind::CrlNumber => ExtValue::CrlNumber(value.extract()?),
+        ExtKind::CrlReason => ExtValue::CrlReason(value.extract()?),
+    })
+}
+
+/// The typed content of a known extension, as plain Python values
+/// ([`ext_value_out`]); `None` for extensions the core does not interpret.
 #[pyfunction]
 fn x509_ext_decode<'py>(py: Python<'py>, oid_str: &str, value: Bytes<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
     let o = oid(oid_str).py_err()?;
-    let v = value.as_slice();
-    let any = |x: Bound<'py, PyAny>| Ok(Some(x));
-    use ext::oids as O;
-    if o == O::BASIC_CONSTRAINTS {
-        let (ca, pl) = ext::basic_constraints(v).py_err()?;
-        any((ca, pl).into_pyobject(py)?.into_any())
-    } else if o == O::KEY_USAGE {
-        any(ext::key_usage(v).py_err()?.into_pyobject(py)?.into_any())
-    } else if o == O::EXTENDED_KEY_USAGE {
-        let l: Vec<String> = ext::extended_key_usage(v).py_err()?.iter().map(|x| x.to_string()).collect();
-        any(l.into_pyobject(py)?.into_any())
-    } else if o == O::SUBJECT_KEY_IDENTIFIER {
-        any(PyBytes::new(py, &ext::subject_key_identifier(v).py_err()?).into_any())
-    } else if o == O::AUTHORITY_KEY_IDENTIFIER {
-        let (kid, iss, ser) = ext::authority_key_identifier(v).py_err()?;
-        let kid = kid.map(|k| PyBytes::new(py, &k));
-        let iss = iss.map(|l| gns_out(py, &l)).transpose()?;
-        let ser = ser.map(|s| PyBytes::new(py, &s));
-        any(PyTuple::new(
-            py,
-            [kid.into_pyobject(py)?.into_any(), iss.into_pyobject(py)?.into_any(), ser.into_pyobject(py)?.into_any()],
-        )?
-        .into_any())
-    } else if o == O::SUBJECT_ALT_NAME || o == O::ISSUER_ALT_NAME {
-        any(gns_out(py, &ext::general_names(v, "alternative name").py_err()?)?.into_any())
-    } else if o == O::CRL_DISTRIBUTION_POINTS {
-        let points = ext::crl_distribution_points(v).py_err()?;
-        let l = points.iter().map(|p| gns_out(py, p)).collect::<PyResult<Vec<_>>>()?;
-        any(PyList::new(py, l)?.into_any())
-    } else if o == O::CRL_NUMBER {
-        any(PyBytes::new(py, &ext::crl_number(v).py_err()?).into_any())
-    } else if o == O::CRL_REASON {
-        any(ext::crl_reason(v).py_err()?.into_pyobject(py)?.into_any())
-    } else {
-        Ok(None)
-    }
+    let typed = ExtValue::decode(&o, value.as_slice()).py_err()?;
+    typed.map(|v| ext_value_out(py, &v)).transpose()
 }
 
 /// The extnValue DER of a known extension from plain Python values
 /// (the same shapes [`x509_ext_decode`] returns).
 #[pyfunction]
 fn x509_ext_encode<'py>(py: Python<'py>, oid_str: &str, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    let o = oid(oid_str).py_err()?;
-    use ext::oids as O;
-    let der = if o == O::BASIC_CONSTRAINTS {
-        let (ca, pl): (bool, Option<u64>) = value.extract()?;
-        ext::encode_basic_constraints(ca, pl).py_err()?
-    } else if o == O::KEY_USAGE {
-        ext::encode_key_usage(value.extract()?).py_err()?
-    } else if o == O::EXTENDED_KEY_USAGE {
-        let l: Vec<String> = value.extract()?;
-        let oids = l.iter().map(|s| oid(s)).collect::<Result<Vec<_>>>().py_err()?;
-        ext::encode_extended_key_usage(&oids)
-    } else if o == O::SUBJECT_KEY_IDENTIFIER {
-        ext::encode_subject_key_identifier(&value.extract::<Vec<u8>>()?)
-    } else if o == O::AUTHORITY_KEY_IDENTIFIER {
-        let (kid, iss, ser): AkiIn<'py> = value.extract()?;
-        let iss = iss.map(|l| gns_in(&l)).transpose()?;
-        ext::encode_authority_key_identifier(kid.as_deref(), iss.as_deref(), ser.as_deref()).py_err()?
-    } else if o == O::SUBJECT_ALT_NAME || o == O::ISSUER_ALT_NAME {
-        ext::encode_general_names(&gns_in(value)?).py_err()?
-    } else if o == O::CRL_DISTRIBUTION_POINTS {
-        let mut points = Vec::new();
-        for p in value.try_iter()? {
-            points.push(gns_in(&p?)?);
-        }
-        ext::encode_crl_distribution_points(&points).py_err()?
-    } else if o == O::CRL_NUMBER {
-        ext::encode_crl_number(&value.extract::<Vec<u8>>()?).py_err()?
-    } else if o == O::CRL_REASON {
-        ext::encode_crl_reason(value.extract()?).py_err()?
-    } else {
-        return Err(crate::errors::invalid(format!("no typed encoder for extension {oid_str}")));
-    };
+    let kind = ExtKind::for_encoding(&oid(oid_str).py_err()?).py_err()?;
+    let der = ext_value_in(kind, value)?.encode().py_err()?;
     Ok(PyBytes::new(py, &der))
 }
 

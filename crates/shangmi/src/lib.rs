@@ -17,6 +17,7 @@ pub mod cpu;
 pub mod ctime;
 pub mod encoding;
 mod error;
+pub mod kex;
 pub mod par;
 pub mod rand;
 pub mod sm2;
@@ -38,4 +39,43 @@ pub fn backends() -> Vec<(&'static str, &'static str)> {
         ("sm4", sm4::Backend::selected().name()),
         ("zuc", zuc::Backend::auto().name()),
     ]
+}
+
+/// What [`cpu`] detected, what its mask left enabled, what it masked, and
+/// the backend each algorithm chose: the contents of Python's
+/// `shangmi.cpu_features()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuReport {
+    /// Features the CPU has, by [`cpu::Feature`] name.
+    pub detected: Vec<&'static str>,
+    /// Detected features not masked by `SHANGMI_CPU_DISABLE`.
+    pub enabled: Vec<&'static str>,
+    /// Detected features the mask removed.
+    pub masked: Vec<&'static str>,
+    /// [`backends`].
+    pub backends: Vec<(&'static str, &'static str)>,
+}
+
+/// The [`CpuReport`] for this process (the mask is read once, at first use).
+pub fn cpu_report() -> CpuReport {
+    CpuReport {
+        detected: cpu::detected().names(),
+        enabled: cpu::features().names(),
+        masked: cpu::detected().without(cpu::features()).names(),
+        backends: backends(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cpu_report_partitions_the_detected_features() {
+        let r = super::cpu_report();
+        let mut both: Vec<_> = r.enabled.iter().chain(&r.masked).copied().collect();
+        both.sort_unstable();
+        let mut detected = r.detected.clone();
+        detected.sort_unstable();
+        assert_eq!(both, detected);
+        assert_eq!(r.backends, super::backends());
+    }
 }

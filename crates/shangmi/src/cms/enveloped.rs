@@ -16,9 +16,30 @@ const MAX_RECIPIENTS: usize = 1024;
 /// How each recipient is named in its RecipientInfo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecipientId {
+    /// The certificate's issuer name and serial number.
     IssuerAndSerial,
     /// The certificate's subjectKeyIdentifier (which it must have).
     SubjectKeyIdentifier,
+}
+
+impl RecipientId {
+    /// Both choices, the default first.
+    pub const ALL: [RecipientId; 2] = [RecipientId::IssuerAndSerial, RecipientId::SubjectKeyIdentifier];
+
+    /// The name callers pass: "issuer_and_serial" or "key_identifier".
+    pub fn name(self) -> &'static str {
+        match self {
+            RecipientId::IssuerAndSerial => "issuer_and_serial",
+            RecipientId::SubjectKeyIdentifier => "key_identifier",
+        }
+    }
+
+    /// The choice called `name`, or an [`Error::InvalidInput`] listing both.
+    pub fn from_name(name: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name).ok_or_else(|| {
+            Error::invalid(format!("recipient_id must be 'issuer_and_serial' or 'key_identifier', got '{name}'"))
+        })
+    }
 }
 
 /// Encrypts `data` for every recipient certificate.

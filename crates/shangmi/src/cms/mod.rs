@@ -28,12 +28,37 @@ use der::asn1::ObjectIdentifier;
 /// Which OIDs and which SignedData form to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
+    /// RFC 5652 content-type OIDs (1.2.840.113549.1.7.x), signed attributes.
     Rfc5652,
+    /// GM/T 0010 content-type OIDs (1.2.156.10197.6.1.4.2.x), signed attributes.
     GmT0010,
+    /// GmSSL's form: GM/T 0010 OIDs, no signed attributes, no Z.
     Gmssl,
 }
 
 impl Flavor {
+    /// The name callers see: "rfc5652", "gmt0010" or "gmssl".
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::Rfc5652 => "rfc5652",
+            Flavor::GmT0010 => "gmt0010",
+            Flavor::Gmssl => "gmssl",
+        }
+    }
+
+    /// The flavour the two public options select: `compat` ("gmssl" or
+    /// none) wins over `oids` ("gmt0010" or "rfc5652"). Any other name is
+    /// an [`Error::InvalidInput`] listing the valid ones.
+    pub fn from_options(oids: &str, compat: Option<&str>) -> Result<Self> {
+        match (compat, oids) {
+            (Some("gmssl"), _) => Ok(Flavor::Gmssl),
+            (Some(other), _) => Err(Error::invalid(format!("compat must be None or 'gmssl', got '{other}'"))),
+            (None, "gmt0010") => Ok(Flavor::GmT0010),
+            (None, "rfc5652") => Ok(Flavor::Rfc5652),
+            (None, other) => Err(Error::invalid(format!("oids must be one of 'gmt0010', 'rfc5652', got '{other}'"))),
+        }
+    }
+
     pub(crate) fn data(self) -> ObjectIdentifier {
         match self {
             Flavor::Rfc5652 => oids::DATA,

@@ -1,7 +1,9 @@
 //! Wire-format choices of the SM2 API as enums with their names, and the
 //! operations that depend on them: parsing and encoding ciphertexts and
 //! signatures, verification with advice on a likely signer-ID mix-up, and
-//! batch verification of encoded signatures. Callers with option names as
+//! batch verification of encoded signatures, signing with or without a
+//! nonce pool, and the choice between the private-key containers (PKCS#8 or
+//! SEC1). Callers with option names as
 //! text (the Python binding) use [`CiphertextMode::from_name`] and
 //! [`SignatureEncoding::from_name`], so the names and their messages live
 //! here once.
@@ -9,8 +11,11 @@
 //! Belongs with `crate::sm2` once that module's split settles; kept under
 //! `encoding` meanwhile because it only adds format logic on top of it.
 
-use crate::sm2::{self, Ciphertext, PublicKey, Signature};
+use super::sm2 as fmt;
+use super::KeyEncryption;
+use crate::sm2::{self, Ciphertext, PrivateKey, PublicKey, Signature, SignaturePool};
 use crate::{Error, Result};
+use zeroize::Zeroizing;
 
 /// Ciphertext layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -208,4 +213,56 @@ pub fn verify_many(items: &[(&PublicKey, &[u8], &[u8])], uid: &[u8], encoding: S
         out[i] = good;
     }
     Ok(out)
+}
+
+/// Signs `msg` under `uid` and encodes the signature: with a fresh nonce, or
+/// with the next entry of `pool` when one is given (an exhausted pool is an
+/// [`Error::InvalidInput`] from [`PrivateKey::sign_with_pool`]).
+pub fn sign(
+    key: &PrivateKey,
+    msg: &[u8],
+    uid: &[u8],
+    pool: Option<&SignaturePool>,
+    encoding: SignatureEncoding,
+) -> Result<Vec<u8>> {
+    let sig = match pool {
+        Some(p) => key.sign_with_pool(msg, uid, p)?,
+        None => key.sign(msg, uid)?,
+    };
+    Ok(encoding.encode(&sig))
+}
+
+/// The private key as DER: SEC1 `ECPrivateKey` when `sec1` (never
+/// encrypted: a password is an [`Error::InvalidInput`]), else PKCS#8,
+/// PBES2-encrypted under `scheme` when a password is given.
+pub fn private_key_to_der(
+    key: &PrivateKey,
+    password: Option<&[u8]>,
+    sec1: bool,
+    scheme: KeyEncryption,
+) -> Result<Zeroizing<Vec<u8>>> {
+    match (sec1, password) {
+        (true, Some(_)) => Err(Error::invalid("SEC1 DER cannot be encrypted; use format='pkcs8' with a password")),
+        (true, None) => fmt::private_key_to_sec1_der(key),
+        (false, pw) => fmt::private_key_to_der(key, pw, scheme),
+    }
+}
+
+/// The private key as PEM: SEC1 under `sec1_label` when one is given (one of
+/// [`fmt::SEC1_LABELS`]; never encrypted: a password is an
+/// [`Error::InvalidInput`]), else PKCS#8 (`PRIVATE KEY`, or `ENCRYPTED
+/// PRIVATE KEY` under `scheme` with a password).
+pub fn private_key_to_pem(
+    key: &PrivateKey,
+    password: Option<&[u8]>,
+    sec1_label: Option<&str>,
+    scheme: KeyEncryption,
+) -> Result<Zeroizing<String>> {
+    match (sec1_label, password) {
+        (Some(_), Some(_)) => {
+            Err(Error::invalid("encrypted SEC1 PEM is not written; use format='pkcs8' with a password"))
+        }
+        (Some(label), None) => fmt::private_key_to_sec1_pem(key, label),
+        (None, pw) => fmt::private_key_to_pem(key, pw, scheme),
+    }
 }
