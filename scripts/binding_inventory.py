@@ -4,7 +4,21 @@ what it does: the conversions of its arguments, whether it releases the GIL,
 how errors are mapped, and which core functions it calls. A thin binding has
 nothing else; a line marked `LOGIC?` has control flow worth a second look.
 
+Private helpers are listed too when they have control flow (an `if`, `match`
+or loop moved out of an exported function is still in the binding), each with
+what its control flow is for:
+- `argument conversion` (buffer.rs), `error table` (errors.rs), `GIL`
+  (gil.rs): the three jobs the binding exists for, by module;
+- `conversion`: a helper named `*_in`, `*_out` or `*_item` (the binding's
+  convention for converting one Python value to one core value or back, for
+  example a `match` over the variants of a core enum such as `ExtValue`)
+  that calls no core operation (`sm2::sign(...)`, `modes::verify(...)`):
+  branching on the *shape* of a value is conversion, branching on what to
+  *do* is logic;
+- `LOGIC?` otherwise.
+
     python scripts/binding_inventory.py [files...]   # default: the files below
+    python scripts/binding_inventory.py --count      # just the number of LOGIC? lines
 
 Parsing is textual (brace matching on rustfmt-formatted code), enough for an
 inventory, not a compiler.
@@ -28,6 +42,40 @@ CONVERSIONS = {
     "&Bound": "Python object",
     "PyRef": "pyclass ref",
 }
+
+
+CONTROL = re.compile(r"\b(if|match|for|while|loop)\b")
+CORE_OP = re.compile(r"\b(?:shangmi|sm2|sm3|sm4|sm9|zuc|fmt|modes|cms|x509|ext|cpu|par)::(?:[\w]+::)*[a-z_]\w*\(")
+MODULE_JOB = {"buffer.rs": "argument conversion", "errors.rs": "error table", "gil.rs": "GIL"}
+
+
+def helpers(text: str) -> list[tuple[str, str]]:
+    """(name, source) of each private free function (not exported, not
+    `register`) outside `#[pymethods]` blocks."""
+    out = []
+    for m in re.finditer(r"(?m)^(?:pub\(crate\) )?fn\s+(\w+)", text):
+        before = text[: m.start()].rstrip()
+        if before.endswith("]") and re.search(r"#\[(pyfunction|pyo3\([^\]]*\))\]\s*$", before):
+            continue
+        if m.group(1) == "register":
+            continue
+        out.append((m.group(1), body(text, m.end())))
+    for m in re.finditer(r"(?m)^impl<[^\n]*FromPyObject[^\n]*\bfor\s+(\w+)[^\n{]*\n?[^{]*\{", text):
+        block = body(text, m.end() - 1)
+        for f in re.finditer(r"(?m)^    fn\s+(extract)\b", block):
+            out.append((f"{m.group(1)}::{f.group(1)}", body(block, f.end())))
+    return out
+
+
+def classify_helper(path: Path, name: str, src: str) -> str | None:
+    """What a helper's control flow is for, or None when it has none."""
+    if not CONTROL.search(src[src.index("{") :]):
+        return None
+    if path.name in MODULE_JOB:
+        return MODULE_JOB[path.name]
+    if re.search(r"_(in|out|item)$", name) and not CORE_OP.search(src):
+        return "conversion"
+    return "LOGIC?"
 
 
 def functions(text: str) -> list[tuple[str, str, str, str]]:
@@ -71,7 +119,7 @@ def describe(src: str) -> str:
     calls = [c for c in calls if not c.endswith(("::Message", "::PublicKey", "::Signature", "::Result", "::Error"))]
     body_only = src[src.index("{") :]
     flags = []
-    if re.search(r"\b(if|match|for|while|loop)\b", body_only) and "register" not in sig:
+    if CONTROL.search(body_only) and "register" not in sig:
         flags.append("LOGIC?")
     parts = [", ".join(conv) or "no arguments", gil, "; ".join(errs) or "infallible"]
     line = " | ".join(parts)
@@ -83,19 +131,34 @@ def describe(src: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    files = [Path(a) for a in argv] or sorted(SRC.glob("*.rs"))
-    total = 0
+    count_only = "--count" in argv
+    files = [Path(a) for a in argv if a != "--count"] or sorted(SRC.glob("*.rs"))
+    total = flagged = 0
+    lines: list[str] = []
     for path in files:
         text = path.read_text()
         found = functions(text)
-        if not found:
+        helper_lines = []
+        for name, src in helpers(text):
+            why = classify_helper(path, name, src)
+            if why is not None:
+                helper_lines.append(f"  {'(helper) ' + name:42} {why}")
+                flagged += why == "LOGIC?"
+        if not found and not helper_lines:
             continue
-        print(f"\n{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+        lines.append(f"\n{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
         for kind, owner, name, src in found:
             label = f"{owner}.{name}" if owner else name
-            print(f"  {label:42} {describe(src)}")
+            d = describe(src)
+            lines.append(f"  {label:42} {d}")
             total += 1
-    print(f"\n{total} exported functions")
+            flagged += d.endswith("LOGIC?")
+        lines.extend(helper_lines)
+    if count_only:
+        print(flagged)
+        return 0
+    print("\n".join(lines))
+    print(f"\n{total} exported functions, {flagged} LOGIC? lines (exported functions and helpers)")
     return 0
 
 
