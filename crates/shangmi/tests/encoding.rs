@@ -2,31 +2,29 @@
 //! OpenSSL 3 CLI (tests/vectors/sm2_formats, see generate.py there for
 //! provenance). Expected values come from `openssl ec -text` / `asn1parse`.
 
-use std::path::PathBuf;
+mod common;
 
 use shangmi::encoding::{self, PrivateKeyFormat};
 use shangmi::Error;
 
-fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/sm2_formats")
+fn read(name: &str) -> Vec<u8> {
+    common::read(&format!("sm2_formats/{name}"))
 }
 
-fn read(name: &str) -> Vec<u8> {
-    std::fs::read(dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+fn expected_file() -> common::Value {
+    common::json("sm2_formats/expected.json")
 }
 
 fn expected(field: &str) -> Vec<u8> {
-    let v: serde_json::Value = serde_json::from_slice(&read("expected.json")).unwrap();
-    hex::decode(v[field].as_str().unwrap()).unwrap()
+    common::hex_field(&expected_file(), field)
 }
 
 fn password() -> Vec<u8> {
-    let v: serde_json::Value = serde_json::from_slice(&read("expected.json")).unwrap();
-    v["password"].as_str().unwrap().as_bytes().to_vec()
+    expected_file()["password"].as_str().expect("password string").as_bytes().to_vec()
 }
 
 fn arr32(v: &[u8]) -> [u8; 32] {
-    v.try_into().unwrap()
+    common::arr(v)
 }
 
 const N_HEX: &str = "FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123";
@@ -76,7 +74,7 @@ fn signature_encoding_is_minimal() {
 #[test]
 fn malformed_signatures_are_invalid_signature() {
     let good = read("signature.der");
-    let n = hex::decode(N_HEX).unwrap();
+    let n = common::hex(N_HEX);
     let mut n_minus_1 = n.clone();
     n_minus_1[31] -= 1;
     let cases: Vec<(&str, Vec<u8>)> = vec![
@@ -133,7 +131,7 @@ fn cipher_der(x: &[u8], y: &[u8], h: &[u8], c: &[u8]) -> Vec<u8> {
 #[test]
 fn malformed_ciphertexts_are_rejected_clearly() {
     let good = read("ciphertext.der");
-    let p = hex::decode(P_HEX).unwrap();
+    let p = common::hex(P_HEX);
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("truncated", good[..good.len() - 1].to_vec(), "truncated"),
         ("trailing", [good.clone(), vec![0]].concat(), "trailing"),

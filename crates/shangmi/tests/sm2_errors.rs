@@ -1,17 +1,20 @@
 //! Bad input gives a clear error, never a panic or a wrong answer.
 
+mod common;
+
+use common::hex;
+use shangmi::encoding::sm2_modes::{self as modes, SignatureEncoding};
+use shangmi::encoding::KeyEncryption;
 use shangmi::sm2::{sign_many, verify_many, Ciphertext, PrivateKey, PublicKey, Signature, SignaturePool, DEFAULT_UID};
 use shangmi::Error;
 
 const P_HEX: &str = "fffffffeffffffffffffffffffffffffffffffff00000000ffffffffffffffff";
 const N_HEX: &str = "fffffffeffffffffffffffffffffffff7203df6b21c6052b53bbf40939d54123";
 
-fn hx(s: &str) -> Vec<u8> {
-    hex::decode(s).unwrap()
-}
-
+/// The private key of GB/T 32918.2's signing example (tests/vectors/sm2.json).
 fn key() -> PrivateKey {
-    PrivateKey::from_bytes(&hx("3945208f7b2144b13f36e38ac6d39f95889393692860b51a42fb81ef4df7c5b8")).unwrap()
+    let v = &common::on_curve(&common::json("sm2.json"), "sign", "sm2p256v1")[0];
+    PrivateKey::from_bytes(&common::hexv(&v["private_key"])).unwrap()
 }
 
 fn is_invalid_key(r: Result<PublicKey, Error>, needle: &str) {
@@ -44,11 +47,11 @@ fn public_key_rejects() {
     is_invalid_key(PublicKey::from_bytes(&c), "02 or 03");
     // Coordinates ≥ p.
     let mut bad = vec![4u8];
-    bad.extend_from_slice(&hx(P_HEX));
+    bad.extend_from_slice(&hex(P_HEX));
     bad.extend_from_slice(&good[33..]);
     is_invalid_key(PublicKey::from_bytes(&bad), "not less than p");
     let mut bad = good[..33].to_vec();
-    bad.extend_from_slice(&hx(P_HEX));
+    bad.extend_from_slice(&hex(P_HEX));
     is_invalid_key(PublicKey::from_bytes(&bad), "not less than p");
     let mut cbad = vec![2u8];
     cbad.extend_from_slice(&[0xff; 32]);
@@ -69,7 +72,7 @@ fn public_key_rejects() {
 
 #[test]
 fn private_key_rejects() {
-    let n = hx(N_HEX);
+    let n = hex(N_HEX);
     let mut n1 = n.clone();
     n1[31] -= 1; // n − 1
     let mut n2 = n.clone();
@@ -90,7 +93,7 @@ fn signature_rejects() {
     let sig = k.sign(b"abc", DEFAULT_UID).unwrap();
     pk.verify(b"abc", DEFAULT_UID, &sig).unwrap();
     let zero = [0u8; 32];
-    let n: [u8; 32] = hx(N_HEX).try_into().unwrap();
+    let n: [u8; 32] = hex(N_HEX).try_into().unwrap();
     for (r, s) in [(zero, sig.s), (sig.r, zero), (n, sig.s), (sig.r, n), ([0xff; 32], sig.s)] {
         let bad = Signature { r, s };
         assert_eq!(pk.verify(b"abc", DEFAULT_UID, &bad), Err(Error::InvalidSignature));
@@ -142,7 +145,7 @@ fn ciphertext_rejects() {
     }
     // C1 not on the curve / coordinates ≥ p.
     let mut c = ct.clone();
-    c.c1[1..33].copy_from_slice(&hx(P_HEX));
+    c.c1[1..33].copy_from_slice(&hex(P_HEX));
     assert_eq!(k.decrypt(&c), Err(Error::DecryptionFailed));
     // Wrong key.
     let other = PrivateKey::generate().unwrap();
@@ -185,4 +188,35 @@ fn pool_and_batches() {
     let long_uid = vec![0u8; 8192];
     let m = verify_many(&items, &long_uid).unwrap_err().to_string();
     assert!(m.contains("SM2 user ID too long: 8192 bytes, at most 8191"), "{m}");
+}
+
+#[test]
+fn key_containers_refuse_what_they_cannot_hold() {
+    let k = key();
+    let e = modes::private_key_to_der(&k, Some(b"pw"), true, KeyEncryption::default()).unwrap_err();
+    assert!(matches!(&e, Error::InvalidInput(m) if m.contains("SEC1 DER cannot be encrypted")), "{e:?}");
+    let e = modes::private_key_to_pem(&k, Some(b"pw"), Some("EC PRIVATE KEY"), KeyEncryption::default()).unwrap_err();
+    assert!(matches!(&e, Error::InvalidInput(m) if m.contains("encrypted SEC1 PEM is not written")), "{e:?}");
+    let e = modes::private_key_to_pem(&k, None, Some("PRIVATE KEY"), KeyEncryption::default()).unwrap_err();
+    assert!(matches!(&e, Error::InvalidInput(m) if m.contains("sec1_label must be one of")), "{e:?}");
+    let sec1 = modes::private_key_to_pem(&k, None, Some("SM2 PRIVATE KEY"), KeyEncryption::default()).unwrap();
+    assert!(sec1.starts_with("-----BEGIN SM2 PRIVATE KEY-----"));
+    let pkcs8 = modes::private_key_to_pem(&k, None, None, KeyEncryption::default()).unwrap();
+    assert!(pkcs8.starts_with("-----BEGIN PRIVATE KEY-----"));
+    let enc = modes::private_key_to_pem(&k, Some(b"pw"), None, KeyEncryption::default()).unwrap();
+    assert!(enc.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----"));
+}
+
+#[test]
+fn sign_with_and_without_a_pool() {
+    let k = key();
+    let pool = SignaturePool::new(1).unwrap();
+    for (pool, enc) in [(None, SignatureEncoding::Der), (Some(&pool), SignatureEncoding::Raw)] {
+        let sig = modes::sign(&k, b"msg", DEFAULT_UID, pool, enc).unwrap();
+        modes::verify(k.public_key(), &sig, b"msg", DEFAULT_UID, enc).unwrap();
+    }
+    assert_eq!(pool.remaining(), 0);
+    // An empty pool falls back to a fresh nonce.
+    let sig = modes::sign(&k, b"msg", DEFAULT_UID, Some(&pool), SignatureEncoding::Der).unwrap();
+    modes::verify(k.public_key(), &sig, b"msg", DEFAULT_UID, SignatureEncoding::Der).unwrap();
 }

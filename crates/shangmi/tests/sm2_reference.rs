@@ -5,9 +5,11 @@
 //! 2. checks the fast constant-time code on random and edge-case inputs for
 //!    the recommended curve (differential tests).
 
+mod common;
+
+use common::{hexv, Value};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
-use serde_json::Value;
 use shangmi::sm2::{testing, KeyExchange, PrivateKey, PublicKey, Role, Signature};
 use shangmi::sm3;
 
@@ -163,27 +165,19 @@ impl Curve {
 }
 
 fn vectors() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/sm2.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::json("sm2.json")
 }
 
 fn curve(name: &str) -> Curve {
     Curve::from_json(&vectors()["curves"][name])
 }
 
-fn h(v: &Value) -> Vec<u8> {
-    hex::decode(v.as_str().unwrap()).unwrap()
-}
-
 fn hb(v: &Value) -> BigUint {
-    hx(v.as_str().unwrap())
+    hx(v.as_str().expect("hex string"))
 }
 
 fn fp256_examples(section: &str) -> Vec<Value> {
-    let out: Vec<Value> =
-        vectors()[section].as_array().unwrap().iter().filter(|v| v["curve"] == "Fp-256-test").cloned().collect();
-    assert!(!out.is_empty());
-    out
+    common::on_curve(&vectors(), section, "Fp-256-test")
 }
 
 // ---------------------------------------------------------------- 1. Fp-256 test curve
@@ -197,10 +191,10 @@ fn reference_fp256_sign_example() {
         let d = hb(&v["private_key"]);
         let pk = c.mul(&d, &c.g());
         assert_eq!(pk, Some((hb(&v["public_key_x"]), hb(&v["public_key_y"]))));
-        let za = c.z(&h(&v["user_id"]), &pk);
-        assert_eq!(za.to_vec(), h(&v["za"]));
-        let e = sm3::hash_parts(&[&za, &h(&v["message"])]);
-        assert_eq!(e.to_vec(), h(&v["e"]));
+        let za = c.z(&hexv(&v["user_id"]), &pk);
+        assert_eq!(za.to_vec(), hexv(&v["za"]));
+        let e = sm3::hash_parts(&[&za, &hexv(&v["message"])]);
+        assert_eq!(e.to_vec(), hexv(&v["e"]));
         let (r, s) = c.sign(&d, &e, &hb(&v["k"]));
         assert_eq!(r, hb(&v["r"]));
         assert_eq!(s, hb(&v["s"]));
@@ -214,13 +208,13 @@ fn reference_fp256_encrypt_example() {
         let d = hb(&v["private_key"]);
         let pk = c.mul(&d, &c.g());
         assert_eq!(pk, Some((hb(&v["public_key_x"]), hb(&v["public_key_y"]))));
-        let (c1, c2, c3, x2y2) = c.encrypt(&pk, &h(&v["message"]), &hb(&v["k"]));
-        assert_eq!(c1, h(&v["c1"]));
-        assert_eq!(c2, h(&v["c2"]));
-        assert_eq!(c3, h(&v["c3"]));
-        assert_eq!(x2y2[..32].to_vec(), h(&v["x2"]));
-        assert_eq!(x2y2[32..].to_vec(), h(&v["y2"]));
-        assert_eq!(sm3::kdf(&x2y2, c2.len()), h(&v["kdf_t"]));
+        let (c1, c2, c3, x2y2) = c.encrypt(&pk, &hexv(&v["message"]), &hb(&v["k"]));
+        assert_eq!(c1, hexv(&v["c1"]));
+        assert_eq!(c2, hexv(&v["c2"]));
+        assert_eq!(c3, hexv(&v["c3"]));
+        assert_eq!(x2y2[..32].to_vec(), hexv(&v["x2"]));
+        assert_eq!(x2y2[32..].to_vec(), hexv(&v["y2"]));
+        assert_eq!(sm3::kdf(&x2y2, c2.len()), hexv(&v["kdf_t"]));
     }
 }
 
@@ -234,21 +228,21 @@ fn reference_fp256_key_exchange_example() {
         let pb = c.mul(&db, &c.g());
         assert_eq!(pa, Some((hb(&v["public_key_a_x"]), hb(&v["public_key_a_y"]))));
         assert_eq!(pb, Some((hb(&v["public_key_b_x"]), hb(&v["public_key_b_y"]))));
-        let za = c.z(&h(&v["id_a"]), &pa);
-        let zb = c.z(&h(&v["id_b"]), &pb);
-        assert_eq!(za.to_vec(), h(&v["za"]));
-        assert_eq!(zb.to_vec(), h(&v["zb"]));
+        let za = c.z(&hexv(&v["id_a"]), &pa);
+        let zb = c.z(&hexv(&v["id_b"]), &pb);
+        assert_eq!(za.to_vec(), hexv(&v["za"]));
+        assert_eq!(zb.to_vec(), hexv(&v["zb"]));
         let ra_pt = c.mul(&ra, &c.g());
         let rb_pt = c.mul(&rb, &c.g());
         let klen = v["klen_bits"].as_u64().unwrap() as usize / 8;
         let (ka, sb_a, sa_a) = c.kex(&da, &ra, &ra_pt, &pb, &rb_pt, &za, &zb, true, klen);
         let (kb, sb_b, sa_b) = c.kex(&db, &rb, &rb_pt, &pa, &ra_pt, &za, &zb, false, klen);
-        assert_eq!(ka, h(&v["shared_key"]));
-        assert_eq!(kb, h(&v["shared_key"]));
-        assert_eq!(sb_a.to_vec(), h(&v["s_b"]));
-        assert_eq!(sb_b.to_vec(), h(&v["s_b"]));
-        assert_eq!(sa_a.to_vec(), h(&v["s_a"]));
-        assert_eq!(sa_b.to_vec(), h(&v["s_a"]));
+        assert_eq!(ka, hexv(&v["shared_key"]));
+        assert_eq!(kb, hexv(&v["shared_key"]));
+        assert_eq!(sb_a.to_vec(), hexv(&v["s_b"]));
+        assert_eq!(sb_b.to_vec(), hexv(&v["s_b"]));
+        assert_eq!(sa_a.to_vec(), hexv(&v["s_a"]));
+        assert_eq!(sa_b.to_vec(), hexv(&v["s_a"]));
     }
 }
 

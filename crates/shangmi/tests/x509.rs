@@ -1,11 +1,15 @@
 //! x509 and cms through the public core API: build, parse, validate, and
 //! mutation fuzzing of every parser (no panic, bounded time).
 
+mod common;
+
+use common::hex;
 use shangmi::cms::{self, Flavor, RecipientId, SignRequest};
 use shangmi::sm2::{PrivateKey, DEFAULT_UID};
 use shangmi::x509::extensions::{self as ext, key_usage, oids};
 use shangmi::x509::{
-    self, Certificate, CertificateRequest, Crl, Extension, Name, Options, RevokedCertificate, TbsCertificate,
+    self, Certificate, CertificateRequest, Crl, ExtKind, ExtValue, Extension, Name, Options, RevokedCertificate,
+    SignedObject, TbsCertificate,
 };
 use shangmi::Error;
 
@@ -247,4 +251,44 @@ fn parsers_survive_mutation() {
     assert!(Certificate::from_der(&deep).is_err());
     assert!(cms::signed::verify(&deep, None, &[], None, None).is_err());
     assert!(Certificate::from_der(&[0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF]).is_err());
+}
+
+/// extnValue encodings as every CA writes them (RFC 5280 DER; the bytes of
+/// `openssl x509 -text`'s usual CA profile), read and written back.
+#[test]
+fn typed_extensions_match_known_der() {
+    let cases = [
+        // keyUsage: digitalSignature, keyCertSign, cRLSign (1 unused bit).
+        (oids::KEY_USAGE, "03020186", ExtValue::KeyUsage(0x61)),
+        // basicConstraints: CA:TRUE, no path length.
+        (oids::BASIC_CONSTRAINTS, "30030101ff", ExtValue::BasicConstraints(true, None)),
+        // extKeyUsage: serverAuth (1.3.6.1.5.5.7.3.1).
+        (
+            oids::EXTENDED_KEY_USAGE,
+            "300a06082b06010505070301",
+            ExtValue::ExtendedKeyUsage(vec![x509::parse_oid("1.3.6.1.5.5.7.3.1").unwrap()]),
+        ),
+        // reasonCode: keyCompromise (1).
+        (oids::CRL_REASON, "0a0101", ExtValue::CrlReason(1)),
+    ];
+    for (oid, der, value) in cases {
+        let der = hex(der);
+        assert_eq!(ExtValue::decode(&oid, &der).unwrap().as_ref(), Some(&value), "{oid}");
+        assert_eq!(value.encode().unwrap(), der, "{oid}");
+        assert!(ExtKind::for_encoding(&oid).is_ok());
+    }
+    assert!(ExtValue::decode(&oids::KEY_USAGE, &hex("0302")).is_err());
+}
+
+#[test]
+fn cms_option_names() {
+    for f in [Flavor::Rfc5652, Flavor::GmT0010] {
+        assert_eq!(Flavor::from_options(f.name(), None), Ok(f));
+    }
+    assert_eq!(Flavor::from_options("rfc5652", Some("gmssl")), Ok(Flavor::Gmssl));
+    assert!(Flavor::from_options("gmssl", None).is_err());
+    for r in RecipientId::ALL {
+        assert_eq!(RecipientId::from_name(r.name()), Ok(r));
+    }
+    assert!(RecipientId::from_name("IssuerAndSerial").is_err());
 }
