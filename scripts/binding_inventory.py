@@ -89,7 +89,32 @@ def functions(text: str) -> list[tuple[str, str, str, str]]:
         block = body(text, m.end() - 1)
         for f in re.finditer(r"(?m)^    (?:#\[[^\n]*\]\s*)*fn\s+(\w+)", block):
             out.append(("method", m.group(1), f.group(1), body(block, f.end())))
+    # macro_rules! that write a #[pymethods] block (shared methods, then the
+    # caller's own in braces): each invocation lists both under its type.
+    for mac in re.finditer(r"macro_rules!\s*(\w+)\s*\{", text):
+        mbody = body(text, mac.end() - 1)
+        impl = re.search(r"#\[pymethods\]\s*impl\s+\$\w+\s*\{", mbody)
+        if not impl:
+            continue
+        shared = methods_in(body(mbody, impl.end() - 1))
+        for call in re.finditer(rf"(?m)^{mac.group(1)}!\(\s*(\w+)\s*,", text):
+            own = methods_in(body(text, call.end()))
+            for name, src in shared + own:
+                out.append(("method", call.group(1), name, src))
     return out
+
+
+def methods_in(block: str) -> list[tuple[str, str]]:
+    """(name, source) of the outermost `fn`s of a brace block, at any indentation."""
+    found = []
+    pos = 1
+    while True:
+        f = re.compile(r"(?m)^\s*(?:#\[[^\n]*\]\s*)*fn\s+(\w+)").search(block, pos)
+        if not f:
+            return found
+        src = body(block, f.end())
+        found.append((f.group(1), src))
+        pos = f.end() + len(src)
 
 
 def body(text: str, start: int) -> str:

@@ -6,7 +6,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use shangmi::sm2::PublicKey;
-use shangmi::x509::{self, Certificate, CertificateRequest, Crl, ExtKind, ExtValue, Extension, GeneralName, Name};
+use shangmi::x509::{
+    self, Certificate, CertificateRequest, Crl, ExtKind, ExtValue, Extension, GeneralName, Name, SignedObject,
+};
 use shangmi::Result;
 
 use crate::buffer::Bytes;
@@ -36,42 +38,67 @@ fn opt_uid<'a>(u: &'a Option<Bytes<'_>>) -> Option<&'a [u8]> {
     u.as_ref().map(|b| b.as_slice())
 }
 
+/// One `#[pymethods]` block for a signed X.509 object (certificate,
+/// request, CRL): the methods all three share, written once over
+/// [`SignedObject`] (parsing with the GIL released, the envelope accessors,
+/// the extensions), followed by the type's own methods given in braces.
+/// `scripts/binding_inventory.py` lists the shared methods under each type.
+macro_rules! signed_object_pymethods {
+    ($py_type:ident, $core:ty, { $($own:tt)* }) => {
+        #[pymethods]
+        impl $py_type {
+            #[staticmethod]
+            fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+                let d = data.as_slice();
+                Ok($py_type { inner: py.detach(|| <$core as SignedObject>::from_der(d)).py_err()? })
+            }
+
+            #[staticmethod]
+            fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+                let d = data.as_slice();
+                Ok($py_type { inner: py.detach(|| <$core as SignedObject>::from_pem(d)).py_err()? })
+            }
+
+            fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, SignedObject::to_der(&self.inner))
+            }
+
+            fn to_pem(&self) -> String {
+                self.inner.to_pem()
+            }
+
+            fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, self.inner.tbs_der())
+            }
+
+            fn signature_algorithm(&self) -> String {
+                self.inner.signature_algorithm().to_string()
+            }
+
+            fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, self.inner.signature())
+            }
+
+            fn extensions(&self) -> Vec<ExtTuple> {
+                exts_out(self.inner.extensions())
+            }
+
+            $($own)*
+        }
+    };
+}
+
 #[pyclass(name = "X509Certificate", module = "shangmi._native", frozen)]
 pub(crate) struct X509Certificate {
     pub(crate) inner: Certificate,
 }
 
-#[pymethods]
-impl X509Certificate {
-    #[staticmethod]
-    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(X509Certificate { inner: py.detach(|| Certificate::from_der(d)).py_err()? })
-    }
-
-    #[staticmethod]
-    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(X509Certificate { inner: py.detach(|| Certificate::from_pem(d)).py_err()? })
-    }
-
+signed_object_pymethods!(X509Certificate, Certificate, {
     #[staticmethod]
     fn from_pem_bundle(py: Python<'_>, data: Bytes<'_>) -> PyResult<Vec<Self>> {
         let d = data.as_slice();
         let certs = py.detach(|| Certificate::from_pem_bundle(d)).py_err()?;
         Ok(certs.into_iter().map(|inner| X509Certificate { inner }).collect())
-    }
-
-    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.to_der())
-    }
-
-    fn to_pem(&self) -> String {
-        self.inner.to_pem()
-    }
-
-    fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.tbs_der())
     }
 
     fn version(&self) -> u8 {
@@ -98,24 +125,12 @@ impl X509Certificate {
         self.inner.not_after()
     }
 
-    fn signature_algorithm(&self) -> String {
-        self.inner.signature_algorithm().to_string()
-    }
-
-    fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.signature())
-    }
-
     fn spki_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.spki_der())
     }
 
     fn public_key_point<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         Ok(PyBytes::new(py, &self.inner.public_key().py_err()?.to_bytes(false)))
-    }
-
-    fn extensions(&self) -> Vec<ExtTuple> {
-        exts_out(self.inner.extensions())
     }
 
     fn fingerprint<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
@@ -148,39 +163,14 @@ impl X509Certificate {
         let f = self.inner.fingerprint();
         u64::from_le_bytes(f[..8].try_into().unwrap_or_default())
     }
-}
+});
 
 #[pyclass(name = "X509Csr", module = "shangmi._native", frozen)]
 pub(crate) struct X509Csr {
     inner: CertificateRequest,
 }
 
-#[pymethods]
-impl X509Csr {
-    #[staticmethod]
-    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(X509Csr { inner: py.detach(|| CertificateRequest::from_der(d)).py_err()? })
-    }
-
-    #[staticmethod]
-    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(X509Csr { inner: py.detach(|| CertificateRequest::from_pem(d)).py_err()? })
-    }
-
-    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.to_der())
-    }
-
-    fn to_pem(&self) -> String {
-        self.inner.to_pem()
-    }
-
-    fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.tbs_der())
-    }
-
+signed_object_pymethods!(X509Csr, CertificateRequest, {
     fn subject_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.subject().to_der())
     }
@@ -189,24 +179,12 @@ impl X509Csr {
         Ok(PyBytes::new(py, &self.inner.public_key().py_err()?.to_bytes(false)))
     }
 
-    fn signature_algorithm(&self) -> String {
-        self.inner.signature_algorithm().to_string()
-    }
-
-    fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.signature())
-    }
-
-    fn extensions(&self) -> Vec<ExtTuple> {
-        exts_out(self.inner.extensions())
-    }
-
     #[pyo3(signature = (uid=None))]
     fn verify(&self, py: Python<'_>, uid: Option<Bytes<'_>>) -> PyResult<()> {
         let u = opt_uid(&uid);
         py.detach(|| self.inner.verify(u)).py_err()
     }
-}
+});
 
 type RevokedTuple = (Vec<u8>, i64, Vec<ExtTuple>);
 
@@ -215,32 +193,7 @@ pub(crate) struct X509Crl {
     inner: Crl,
 }
 
-#[pymethods]
-impl X509Crl {
-    #[staticmethod]
-    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(X509Crl { inner: py.detach(|| Crl::from_der(d)).py_err()? })
-    }
-
-    #[staticmethod]
-    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(X509Crl { inner: py.detach(|| Crl::from_pem(d)).py_err()? })
-    }
-
-    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.to_der())
-    }
-
-    fn to_pem(&self) -> String {
-        self.inner.to_pem()
-    }
-
-    fn tbs_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.tbs_der())
-    }
-
+signed_object_pymethods!(X509Crl, Crl, {
     fn issuer_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.issuer().to_der())
     }
@@ -257,24 +210,12 @@ impl X509Crl {
         self.inner.revoked().iter().map(|r| (r.serial.clone(), r.revocation_date, exts_out(&r.extensions))).collect()
     }
 
-    fn extensions(&self) -> Vec<ExtTuple> {
-        exts_out(self.inner.extensions())
-    }
-
-    fn signature_algorithm(&self) -> String {
-        self.inner.signature_algorithm().to_string()
-    }
-
-    fn signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.signature())
-    }
-
     #[pyo3(signature = (key_point, uid=None))]
     fn verify_signature(&self, py: Python<'_>, key_point: Bytes<'_>, uid: Option<Bytes<'_>>) -> PyResult<()> {
         let (k, u) = (key_point.as_slice(), opt_uid(&uid));
         py.detach(|| point(k).and_then(|k| self.inner.verify_signature(&k, u))).py_err()
     }
-}
+});
 
 // ---------------------------------------------------------------- names
 

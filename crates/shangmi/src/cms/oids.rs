@@ -20,14 +20,17 @@ pub const SM2_ENCRYPT: O = crate::encoding::oid::SM2_ENCRYPT;
 pub const SM2_ENCRYPT_GMSSL: O = crate::encoding::oid::SM2_EXCHANGE;
 pub const SM4_CBC: O = crate::encoding::oid::SM4_CBC;
 
+/// Whether `o` is the data content type under either OID family.
 pub fn is_data(o: &O) -> bool {
     *o == DATA || *o == GM_DATA
 }
 
+/// Whether `o` names an SM2 signature in any form seen in SignerInfo.
 pub fn is_sm2_signature(o: &O) -> bool {
     *o == SM2_WITH_SM3 || *o == SM2_SIGN || *o == SM2
 }
 
+/// Whether `o` names SM2 key transport in any form seen in KeyTransRecipientInfo.
 pub fn is_sm2_encryption(o: &O) -> bool {
     *o == SM2_ENCRYPT || *o == SM2_ENCRYPT_GMSSL || *o == SM2
 }

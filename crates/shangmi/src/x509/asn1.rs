@@ -65,14 +65,17 @@ impl<'a> Reader<'a> {
         Reader { data, pos: 0, what }
     }
 
+    /// The structure this reader reads, as named in its errors.
     pub fn what(&self) -> &'static str {
         self.what
     }
 
+    /// Whether every byte has been read.
     pub fn is_empty(&self) -> bool {
         self.pos >= self.data.len()
     }
 
+    /// An [`Error::InvalidInput`] "invalid {what}: {problem}" for this structure.
     pub fn err(&self, problem: impl AsRef<str>) -> Error {
         bad(self.what, problem.as_ref())
     }
@@ -152,11 +155,13 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads an OBJECT IDENTIFIER named `field` in errors.
     pub fn oid(&mut self, field: &str) -> Result<ObjectIdentifier> {
         let t = self.expect(OID, field)?;
         parse_oid(t.value).map_err(|_| self.err(format!("{field}: malformed OBJECT IDENTIFIER")))
     }
 
+    /// Reads a DER BOOLEAN (only 00 or FF) named `field` in errors.
     pub fn boolean(&mut self, field: &str) -> Result<bool> {
         let t = self.expect(BOOLEAN, field)?;
         match t.value {
@@ -196,6 +201,7 @@ fn check_integer(v: &[u8]) -> std::result::Result<(), &'static str> {
     }
 }
 
+/// An OID from the contents octets of an OBJECT IDENTIFIER.
 pub fn parse_oid(content: &[u8]) -> std::result::Result<ObjectIdentifier, der::oid::Error> {
     ObjectIdentifier::from_bytes(content)
 }
@@ -230,6 +236,7 @@ pub fn put(out: &mut Vec<u8>, tag: u8, value: &[u8]) {
     out.extend_from_slice(value);
 }
 
+/// Tag, DER length and `value`, as a new vector.
 pub fn tlv(tag: u8, value: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(value.len() + 6);
     put(&mut out, tag, value);
@@ -242,10 +249,12 @@ pub fn cons(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
     tlv(tag, &body)
 }
 
+/// A SEQUENCE of the concatenated `parts`.
 pub fn seq(parts: &[&[u8]]) -> Vec<u8> {
     cons(SEQUENCE, parts)
 }
 
+/// An OBJECT IDENTIFIER element.
 pub fn oid(o: &ObjectIdentifier) -> Vec<u8> {
     tlv(OID, o.as_bytes())
 }
@@ -262,14 +271,17 @@ pub fn uint(magnitude: &[u8]) -> Vec<u8> {
     tlv(INTEGER, &v)
 }
 
+/// An INTEGER element of `n` (minimal encoding).
 pub fn small_int(n: u64) -> Vec<u8> {
     uint(&n.to_be_bytes())
 }
 
+/// A DER BOOLEAN element (FF for true).
 pub fn boolean(b: bool) -> Vec<u8> {
     tlv(BOOLEAN, &[if b { 0xFF } else { 0x00 }])
 }
 
+/// An OCTET STRING element holding `b`.
 pub fn octets(b: &[u8]) -> Vec<u8> {
     tlv(OCTET_STRING, b)
 }

@@ -6,7 +6,7 @@ use der::asn1::ObjectIdentifier;
 use super::asn1::{self, Reader};
 use super::extensions::{self as ext, oids, Extension};
 use super::name::Name;
-use super::signed::{self, Signed};
+use super::signed::{self, Signed, SignedObject};
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PublicKey;
 use crate::{sm3, Error, Result};
@@ -123,26 +123,14 @@ impl Certificate {
         Ok(())
     }
 
-    /// Parses a `CERTIFICATE` PEM block.
-    pub fn from_pem(data: &[u8]) -> Result<Certificate> {
-        Certificate::from_der(&signed::pem_one(data, &["CERTIFICATE", "X509 CERTIFICATE"])?)
-    }
-
     /// Every `CERTIFICATE` block of a PEM bundle, in order.
     pub fn from_pem_bundle(data: &[u8]) -> Result<Vec<Certificate>> {
         signed::pem_blocks(data, "CERTIFICATE")?.iter().map(|d| Certificate::from_der(d)).collect()
     }
 
+    /// The certificate's DER, as parsed or built.
     pub fn to_der(&self) -> &[u8] {
         &self.der
-    }
-
-    pub fn to_pem(&self) -> String {
-        crate::encoding::pem::encode("CERTIFICATE", &[], &self.der).to_string()
-    }
-
-    pub fn tbs_der(&self) -> &[u8] {
-        &self.der[self.signed.tbs.clone()]
     }
 
     /// 1 or 3 (2 for the rare v2).
@@ -155,10 +143,12 @@ impl Certificate {
         &self.serial
     }
 
+    /// The issuer name.
     pub fn issuer(&self) -> &Name {
         &self.issuer
     }
 
+    /// The subject name.
     pub fn subject(&self) -> &Name {
         &self.subject
     }
@@ -168,19 +158,12 @@ impl Certificate {
         self.not_before
     }
 
+    /// notAfter in Unix seconds.
     pub fn not_after(&self) -> i64 {
         self.not_after
     }
 
-    pub fn signature_algorithm(&self) -> &ObjectIdentifier {
-        &self.signed.alg
-    }
-
-    /// The DER SM2 signature (contents of signatureValue).
-    pub fn signature(&self) -> &[u8] {
-        &self.signed.signature
-    }
-
+    /// The DER of subjectPublicKeyInfo, whatever key type it holds.
     pub fn spki_der(&self) -> &[u8] {
         &self.spki
     }
@@ -190,10 +173,12 @@ impl Certificate {
         self.public_key.as_ref().map_err(|e| Error::invalid_key(format!("certificate public key: {e}")))
     }
 
+    /// Every extension, in certificate order.
     pub fn extensions(&self) -> &[Extension] {
         &self.extensions
     }
 
+    /// The extension with `oid`, if present (a certificate holds each at most once).
     pub fn extension(&self, oid: &ObjectIdentifier) -> Option<&Extension> {
         self.extensions.iter().find(|e| e.oid == *oid)
     }
@@ -208,10 +193,14 @@ impl Certificate {
         self.extension(&oids::BASIC_CONSTRAINTS).map(|e| ext::basic_constraints(&e.value)).transpose()
     }
 
+    /// The keyUsage mask ([`ext::key_usage`] bits), if the extension is present;
+    /// an error if it is malformed.
     pub fn key_usage(&self) -> Result<Option<u16>> {
         self.extension(&oids::KEY_USAGE).map(|e| ext::key_usage(&e.value)).transpose()
     }
 
+    /// The subjectKeyIdentifier octets, if the extension is present; an error
+    /// if it is malformed.
     pub fn subject_key_id(&self) -> Result<Option<Vec<u8>>> {
         self.extension(&oids::SUBJECT_KEY_IDENTIFIER).map(|e| ext::subject_key_identifier(&e.value)).transpose()
     }
@@ -254,6 +243,22 @@ impl Certificate {
             )));
         }
         self.verify_signature(issuer.public_key()?, uid)
+    }
+}
+
+impl SignedObject for Certificate {
+    const PEM_LABELS: &'static [&'static str] = &["CERTIFICATE", "X509 CERTIFICATE"];
+
+    fn from_der(der: &[u8]) -> Result<Self> {
+        Certificate::from_der(der)
+    }
+
+    fn to_der(&self) -> &[u8] {
+        Certificate::to_der(self)
+    }
+
+    fn envelope(&self) -> &Signed {
+        &self.signed
     }
 }
 

@@ -1,12 +1,10 @@
 //! Certificate revocation lists (RFC 5280 section 5).
 
-use der::asn1::ObjectIdentifier;
-
 use super::asn1::{self, Reader};
 use super::certificate::{serial_magnitude, MAX_SERIAL_READ};
 use super::extensions::{self as ext, oids, Extension};
 use super::name::Name;
-use super::signed::{self, Signed};
+use super::signed::{self, Signed, SignedObject};
 use crate::sm2::PublicKey;
 use crate::Result;
 
@@ -44,6 +42,8 @@ pub struct Crl {
 const MAX_ENTRIES: usize = 10_000_000;
 
 impl Crl {
+    /// Parses one DER CRL (no trailing bytes), validating every field and
+    /// bounding the number of entries.
     pub fn from_der(der: &[u8]) -> Result<Crl> {
         const W: &str = "CRL";
         let signed = Signed::parse(der, W)?;
@@ -85,48 +85,34 @@ impl Crl {
         Ok(Crl { der: der.to_vec(), signed, tbs_alg_der, issuer, this_update, next_update, revoked, extensions })
     }
 
-    pub fn from_pem(data: &[u8]) -> Result<Crl> {
-        Crl::from_der(&signed::pem_one(data, &["X509 CRL"])?)
-    }
-
+    /// The CRL's DER, as parsed or built.
     pub fn to_der(&self) -> &[u8] {
         &self.der
     }
 
-    pub fn to_pem(&self) -> String {
-        crate::encoding::pem::encode("X509 CRL", &[], &self.der).to_string()
-    }
-
-    pub fn tbs_der(&self) -> &[u8] {
-        &self.der[self.signed.tbs.clone()]
-    }
-
+    /// The issuer name.
     pub fn issuer(&self) -> &Name {
         &self.issuer
     }
 
+    /// thisUpdate in Unix seconds.
     pub fn this_update(&self) -> i64 {
         self.this_update
     }
 
+    /// nextUpdate in Unix seconds, if present.
     pub fn next_update(&self) -> Option<i64> {
         self.next_update
     }
 
+    /// The revoked certificates, in CRL order.
     pub fn revoked(&self) -> &[RevokedCertificate] {
         &self.revoked
     }
 
+    /// The CRL's own extensions (crlExtensions).
     pub fn extensions(&self) -> &[Extension] {
         &self.extensions
-    }
-
-    pub fn signature_algorithm(&self) -> &ObjectIdentifier {
-        &self.signed.alg
-    }
-
-    pub fn signature(&self) -> &[u8] {
-        &self.signed.signature
     }
 
     /// The entry for `serial` (a magnitude), if revoked.
@@ -144,6 +130,22 @@ impl Crl {
             ));
         }
         signed::verify(issuer_key, &self.signed.alg, self.tbs_der(), &self.signed.signature, uid).map(|_| ())
+    }
+}
+
+impl SignedObject for Crl {
+    const PEM_LABELS: &'static [&'static str] = &["X509 CRL"];
+
+    fn from_der(der: &[u8]) -> Result<Self> {
+        Crl::from_der(der)
+    }
+
+    fn to_der(&self) -> &[u8] {
+        Crl::to_der(self)
+    }
+
+    fn envelope(&self) -> &Signed {
+        &self.signed
     }
 }
 
@@ -180,6 +182,8 @@ pub fn encode_tbs_crl(
     ]))
 }
 
+/// A CRL from its to-be-signed DER and a DER SM2 signature over it, both
+/// checked for shape (not the signature's validity).
 pub fn assemble(tbs: &[u8], sig_der: &[u8]) -> Result<Crl> {
     Crl::from_der(&signed::assemble(tbs, sig_der)?)
 }

@@ -5,7 +5,7 @@ use der::asn1::ObjectIdentifier;
 use super::asn1::{self, Reader};
 use super::extensions::{self as ext, oids, Extension};
 use super::name::Name;
-use super::signed::{self, Signed};
+use super::signed::{self, Signed, SignedObject};
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PublicKey;
 use crate::{Error, Result};
@@ -26,6 +26,8 @@ pub struct CertificateRequest {
 const MAX_ATTRIBUTES: usize = 256;
 
 impl CertificateRequest {
+    /// Parses one DER PKCS#10 request (no trailing bytes), validating every
+    /// field; its extensionRequest attribute, if any, is parsed too.
     pub fn from_der(der: &[u8]) -> Result<Self> {
         const W: &str = "certificate request";
         let signed = Signed::parse(der, W)?;
@@ -67,42 +69,28 @@ impl CertificateRequest {
         Ok(CertificateRequest { der: der.to_vec(), signed, subject, spki, public_key, attributes, extensions })
     }
 
-    pub fn from_pem(data: &[u8]) -> Result<Self> {
-        Self::from_der(&signed::pem_one(data, &["CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST"])?)
-    }
-
+    /// The request's DER, as parsed or built.
     pub fn to_der(&self) -> &[u8] {
         &self.der
     }
 
-    pub fn to_pem(&self) -> String {
-        crate::encoding::pem::encode("CERTIFICATE REQUEST", &[], &self.der).to_string()
-    }
-
-    pub fn tbs_der(&self) -> &[u8] {
-        &self.der[self.signed.tbs.clone()]
-    }
-
+    /// The subject name.
     pub fn subject(&self) -> &Name {
         &self.subject
     }
 
+    /// The DER of subjectPKInfo, whatever key type it holds.
     pub fn spki_der(&self) -> &[u8] {
         &self.spki
     }
 
+    /// The SM2 public key; an [`Error::InvalidKey`] if the request holds
+    /// another kind of key.
     pub fn public_key(&self) -> Result<&PublicKey> {
         self.public_key.as_ref().map_err(|e| Error::invalid_key(format!("certificate request public key: {e}")))
     }
 
-    pub fn signature_algorithm(&self) -> &ObjectIdentifier {
-        &self.signed.alg
-    }
-
-    pub fn signature(&self) -> &[u8] {
-        &self.signed.signature
-    }
-
+    /// Every attribute as (type, DER values), in request order.
     pub fn attributes(&self) -> &[(ObjectIdentifier, Vec<Vec<u8>>)] {
         &self.attributes
     }
@@ -116,6 +104,22 @@ impl CertificateRequest {
     /// either deployed convention when `uid` is `None`.
     pub fn verify(&self, uid: Option<&[u8]>) -> Result<()> {
         signed::verify(self.public_key()?, &self.signed.alg, self.tbs_der(), &self.signed.signature, uid).map(|_| ())
+    }
+}
+
+impl SignedObject for CertificateRequest {
+    const PEM_LABELS: &'static [&'static str] = &["CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST"];
+
+    fn from_der(der: &[u8]) -> Result<Self> {
+        CertificateRequest::from_der(der)
+    }
+
+    fn to_der(&self) -> &[u8] {
+        CertificateRequest::to_der(self)
+    }
+
+    fn envelope(&self) -> &Signed {
+        &self.signed
     }
 }
 

@@ -63,6 +63,8 @@ pub struct Extension {
 }
 
 impl Extension {
+    /// An extension from its parts; `value` is the contents of extnValue (not checked here:
+    /// the typed encoders and [`super::ExtValue`] produce valid ones).
     pub fn new(oid: ObjectIdentifier, critical: bool, value: Vec<u8>) -> Self {
         Extension { oid, critical, value }
     }
@@ -207,6 +209,7 @@ pub fn basic_constraints(value: &[u8]) -> Result<(bool, Option<u64>)> {
     Ok((ca, path))
 }
 
+/// basicConstraints DER; a path length without `ca` is an [`Error::InvalidInput`].
 pub fn encode_basic_constraints(ca: bool, path_length: Option<u64>) -> Result<Vec<u8>> {
     if path_length.is_some() && !ca {
         return Err(Error::invalid("basicConstraints: a path length needs ca=True"));
@@ -234,6 +237,8 @@ pub fn key_usage(value: &[u8]) -> Result<u16> {
     Ok(mask)
 }
 
+/// keyUsage DER (a minimal BIT STRING) of a [`key_usage`] mask; an empty mask
+/// or bits above decipherOnly are an [`Error::InvalidInput`].
 pub fn encode_key_usage(mask: u16) -> Result<Vec<u8>> {
     if mask == 0 || mask >> 9 != 0 {
         return Err(Error::invalid("keyUsage: at least one usage is needed (bits 0 to 8)"));
@@ -252,6 +257,7 @@ pub fn encode_key_usage(mask: u16) -> Result<Vec<u8>> {
     Ok(asn1::tlv(asn1::BIT_STRING, &v))
 }
 
+/// extKeyUsage: the purpose OIDs, in order (a bounded number of them).
 pub fn extended_key_usage(value: &[u8]) -> Result<Vec<ObjectIdentifier>> {
     let outer = asn1::single(value, asn1::SEQUENCE, "extendedKeyUsage")?;
     let mut r = Reader::new(outer.value, "extendedKeyUsage");
@@ -265,16 +271,19 @@ pub fn extended_key_usage(value: &[u8]) -> Result<Vec<ObjectIdentifier>> {
     Ok(out)
 }
 
+/// extKeyUsage DER of `oids`.
 pub fn encode_extended_key_usage(oids: &[ObjectIdentifier]) -> Vec<u8> {
     let parts: Vec<Vec<u8>> = oids.iter().map(asn1::oid).collect();
     let refs: Vec<&[u8]> = parts.iter().map(|v| v.as_slice()).collect();
     asn1::seq(&refs)
 }
 
+/// subjectKeyIdentifier: the key identifier octets.
 pub fn subject_key_identifier(value: &[u8]) -> Result<Vec<u8>> {
     Ok(asn1::single(value, asn1::OCTET_STRING, "subjectKeyIdentifier")?.value.to_vec())
 }
 
+/// subjectKeyIdentifier DER of `id`.
 pub fn encode_subject_key_identifier(id: &[u8]) -> Vec<u8> {
     asn1::octets(id)
 }
@@ -282,6 +291,7 @@ pub fn encode_subject_key_identifier(id: &[u8]) -> Vec<u8> {
 /// authorityKeyIdentifier: (keyIdentifier, authorityCertIssuer, authorityCertSerialNumber).
 pub type AuthorityKeyId = (Option<Vec<u8>>, Option<Vec<GeneralName>>, Option<Vec<u8>>);
 
+/// authorityKeyIdentifier: its three optional fields.
 pub fn authority_key_identifier(value: &[u8]) -> Result<AuthorityKeyId> {
     let outer = asn1::single(value, asn1::SEQUENCE, "authorityKeyIdentifier")?;
     let mut r = Reader::new(outer.value, "authorityKeyIdentifier");
@@ -295,6 +305,8 @@ pub fn authority_key_identifier(value: &[u8]) -> Result<AuthorityKeyId> {
     Ok((kid, issuer, serial))
 }
 
+/// authorityKeyIdentifier DER of the fields given; an issuer name that
+/// cannot be encoded is an [`Error::InvalidInput`].
 pub fn encode_authority_key_identifier(
     key_id: Option<&[u8]>,
     issuer: Option<&[GeneralName]>,
@@ -332,6 +344,8 @@ pub fn general_names(value: &[u8], what: &'static str) -> Result<Vec<GeneralName
     read_general_names(&mut Reader::new(outer.value, what))
 }
 
+/// subjectAltName / issuerAltName DER; an empty list or an unencodable name
+/// is an [`Error::InvalidInput`].
 pub fn encode_general_names(names: &[GeneralName]) -> Result<Vec<u8>> {
     if names.is_empty() {
         return Err(Error::invalid("an alternative-name extension needs at least one name"));
@@ -369,6 +383,8 @@ pub fn crl_distribution_points(value: &[u8]) -> Result<Vec<Vec<GeneralName>>> {
     Ok(out)
 }
 
+/// cRLDistributionPoints DER, one fullName point per list of names; a name
+/// that cannot be encoded is an [`Error::InvalidInput`].
 pub fn encode_crl_distribution_points(points: &[Vec<GeneralName>]) -> Result<Vec<u8>> {
     let mut parts = Vec::with_capacity(points.len());
     for names in points {
@@ -390,6 +406,8 @@ pub fn crl_reason(value: &[u8]) -> Result<u8> {
     }
 }
 
+/// reasonCode DER (ENUMERATED); a code RFC 5280 does not define is an
+/// [`Error::InvalidInput`].
 pub fn encode_crl_reason(code: u8) -> Result<Vec<u8>> {
     if code > 10 || code == 7 {
         return Err(Error::invalid(format!("invalid CRL reason code {code}")));
@@ -408,6 +426,8 @@ pub fn crl_number(value: &[u8]) -> Result<Vec<u8>> {
     Ok(v.to_vec())
 }
 
+/// cRLNumber DER from an unsigned big-endian magnitude; over 20 octets is
+/// an [`Error::InvalidInput`].
 pub fn encode_crl_number(magnitude: &[u8]) -> Result<Vec<u8>> {
     if magnitude.len() > 20 {
         return Err(Error::invalid("cRLNumber: at most 20 octets"));

@@ -13,7 +13,8 @@
 //! |---|---|
 //! | [`name`] | Names, RFC 4514 strings, matching |
 //! | [`extensions`] | v3 extensions, typed readers and writers |
-//! | [`certificate`] / [`csr`] / [`crl`] | the three signed structures |
+//! | [`ext_value`] | the typed content of known extensions, chosen by OID once |
+//! | [`certificate`] / [`csr`] / [`crl`] | the three signed structures ([`SignedObject`]) |
 //! | [`builder`] | tbsCertificate, signing |
 //! | [`path`] | chain building and validation |
 
@@ -39,7 +40,7 @@ pub use ext_value::{ExtKind, ExtValue};
 pub use extensions::{Extension, GeneralName};
 pub use name::{Attribute, Name};
 pub use path::{verify_chain, Options};
-pub use signed::{signing_digest, UID_CONVENTIONS};
+pub use signed::{signing_digest, SignedObject, UID_CONVENTIONS};
 
 /// Parses a dotted object identifier.
 pub fn parse_oid(s: &str) -> crate::Result<der::asn1::ObjectIdentifier> {

@@ -152,14 +152,18 @@ impl Name {
         Name::from_der(&asn1::seq(&parts))
     }
 
+    /// The name's DER, as parsed or built (compared byte for byte by issuer checks
+    /// only through [`Name::matches`]).
     pub fn to_der(&self) -> &[u8] {
         &self.der
     }
 
+    /// The relative distinguished names, in order, each with its attributes.
     pub fn rdns(&self) -> &[Vec<Attribute>] {
         &self.rdns
     }
 
+    /// Whether the name has no RDN at all (an empty SEQUENCE).
     pub fn is_empty(&self) -> bool {
         self.rdns.is_empty()
     }

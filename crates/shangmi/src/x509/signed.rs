@@ -10,14 +10,65 @@ use crate::encoding::{oid, sm2 as fmt};
 use crate::sm2::{PublicKey, DEFAULT_UID};
 use crate::{sm3, Error, Result};
 
-/// The signed envelope of a certificate, CSR or CRL.
-#[derive(Clone, Debug)]
-pub(crate) struct Signed {
-    pub tbs: std::ops::Range<usize>,
-    pub alg: ObjectIdentifier,
+/// The signed envelope of a certificate, CSR or CRL. Public only so that
+/// [`SignedObject`] can name it; this module is private, so nothing outside
+/// the crate can reach its fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signed {
+    /// Where the to-be-signed SEQUENCE lies in the object's DER.
+    pub(crate) tbs: std::ops::Range<usize>,
+    /// signatureAlgorithm's OID.
+    pub(crate) alg: ObjectIdentifier,
     /// The complete outer AlgorithmIdentifier DER.
-    pub alg_der: Vec<u8>,
-    pub signature: Vec<u8>,
+    pub(crate) alg_der: Vec<u8>,
+    /// The contents of signatureValue (a DER SM2 signature when well formed).
+    pub(crate) signature: Vec<u8>,
+}
+
+/// What certificates, certificate requests and CRLs share: DER
+/// `SEQUENCE { tbs, signatureAlgorithm, signatureValue }` with a PEM label.
+/// The accessors are written once here; each type says how to parse its
+/// to-be-signed part and where its envelope is.
+pub trait SignedObject: Sized {
+    /// The PEM labels read, the one written first.
+    const PEM_LABELS: &'static [&'static str];
+
+    /// Parses exactly one DER object, validating every field
+    /// ([`Error::InvalidInput`] naming the field otherwise).
+    fn from_der(der: &[u8]) -> Result<Self>;
+
+    /// The whole DER, as parsed or built.
+    fn to_der(&self) -> &[u8];
+
+    /// The parsed envelope (crate-internal: [`Signed`] is unnameable outside).
+    #[doc(hidden)]
+    fn envelope(&self) -> &Signed;
+
+    /// Parses one PEM block labelled with one of [`Self::PEM_LABELS`] (and
+    /// nothing else around it).
+    fn from_pem(data: &[u8]) -> Result<Self> {
+        Self::from_der(&pem_one(data, Self::PEM_LABELS)?)
+    }
+
+    /// The DER as one PEM block under the first of [`Self::PEM_LABELS`].
+    fn to_pem(&self) -> String {
+        crate::encoding::pem::encode(Self::PEM_LABELS[0], &[], self.to_der()).to_string()
+    }
+
+    /// The DER of the to-be-signed part: what the signature covers.
+    fn tbs_der(&self) -> &[u8] {
+        &self.to_der()[self.envelope().tbs.clone()]
+    }
+
+    /// The OID of signatureAlgorithm.
+    fn signature_algorithm(&self) -> &ObjectIdentifier {
+        &self.envelope().alg
+    }
+
+    /// The contents of signatureValue (for SM2, a DER `SEQUENCE { r, s }`).
+    fn signature(&self) -> &[u8] {
+        &self.envelope().signature
+    }
 }
 
 /// Parses an AlgorithmIdentifier, returning its OID and whether its
@@ -126,6 +177,7 @@ pub(crate) fn pem_blocks(data: &[u8], label: &str) -> Result<Vec<Vec<u8>>> {
     Ok(out)
 }
 
+/// The DER of the one PEM block in `data`, which must carry one of `labels`.
 pub(crate) fn pem_one(data: &[u8], labels: &[&str]) -> Result<Vec<u8>> {
     let block = crate::encoding::pem::decode(data)?;
     if !labels.contains(&block.label.as_str()) {
