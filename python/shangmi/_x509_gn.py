@@ -10,25 +10,35 @@ if TYPE_CHECKING:
     from shangmi._x509_ext import Name, ObjectIdentifier
 
 
-class _StrName:
-    _kind = ""
+class _GeneralName:
+    """What every general name shares: a ``value``, equality and hashing by
+    type and value, and its wire form ``(kind, payload)`` for the core
+    (``_kind`` names the form, ``_payload`` gives the bytes or text)."""
 
-    def __init__(self, value: str) -> None:
-        if not isinstance(value, str):
-            raise TypeError(f"{type(self).__name__} value must be a str")
-        self.value = value
+    _kind = ""
+    value: Any
+
+    def _payload(self) -> object:
+        return self.value
 
     def _wire(self) -> tuple[str, object]:
-        return (self._kind, self.value)
+        return (self._kind, self._payload())
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.value == self.value
+        return isinstance(other, _GeneralName) and type(other) is type(self) and other.value == self.value
 
     def __hash__(self) -> int:
         return hash((self._kind, self.value))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}(value={self.value!r})>"
+
+
+class _StrName(_GeneralName):
+    def __init__(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"{type(self).__name__} value must be a str")
+        self.value = value
 
 
 class DNSName(_StrName):
@@ -43,65 +53,46 @@ class UniformResourceIdentifier(_StrName):
     _kind = "uri"
 
 
-class IPAddress:
+class IPAddress(_GeneralName):
+    _kind = "ip"
+
     def __init__(self, value: ipaddress.IPv4Address | ipaddress.IPv6Address) -> None:
         self.value = value
 
-    def _wire(self) -> tuple[str, object]:
-        return ("ip", self.value.packed)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, IPAddress) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
+    def _payload(self) -> object:
+        return self.value.packed
 
     def __repr__(self) -> str:
         return f"<IPAddress(value={self.value})>"
 
 
-class DirectoryName:
+class DirectoryName(_GeneralName):
+    _kind = "dirname"
+
     def __init__(self, value: Name) -> None:
         self.value = value
 
-    def _wire(self) -> tuple[str, object]:
-        return ("dirname", self.value.public_bytes())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DirectoryName) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
+    def _payload(self) -> object:
+        return self.value.public_bytes()
 
 
-class RegisteredID:
+class RegisteredID(_GeneralName):
+    _kind = "rid"
+
     def __init__(self, value: ObjectIdentifier) -> None:
         self.value = value
 
-    def _wire(self) -> tuple[str, object]:
-        return ("rid", self.value.dotted_string)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RegisteredID) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
+    def _payload(self) -> object:
+        return self.value.dotted_string
 
 
-class OtherGeneralName:
+class OtherGeneralName(_GeneralName):
     """A general name of another form (otherName, x400Address, ...), as its DER."""
+
+    _kind = "other"
 
     def __init__(self, der: bytes) -> None:
         self.value = bytes(der)
-
-    def _wire(self) -> tuple[str, object]:
-        return ("other", self.value)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, OtherGeneralName) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
 
 
 GeneralName = Union[DNSName, RFC822Name, UniformResourceIdentifier, IPAddress, DirectoryName, RegisteredID, OtherGeneralName]

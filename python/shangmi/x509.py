@@ -104,7 +104,38 @@ def _sign(signer: Signer, tbs: bytes, uid: Buffer) -> bytes:
 # -- parsed objects ------------------------------------------------------------------
 
 
-class Certificate:
+class _Signed:
+    """What certificates, requests and CRLs share, over the native object's
+    common methods (the core's ``SignedObject``): the signature, its
+    algorithm and the DER/PEM forms. Each class says where its native object
+    is (``_native_obj``)."""
+
+    __slots__ = ()
+
+    def _native_obj(self) -> _native.X509Certificate | _native.X509Csr | _native.X509Crl:
+        raise NotImplementedError
+
+    @property
+    def signature_algorithm_oid(self) -> ObjectIdentifier:
+        return ObjectIdentifier(self._native_obj().signature_algorithm())
+
+    @property
+    def signature(self) -> bytes:
+        """The DER SM2 signature."""
+        return self._native_obj().signature()
+
+    def to_der(self) -> bytes:
+        return self._native_obj().to_der()
+
+    def to_pem(self) -> bytes:
+        return self._native_obj().to_pem().encode()
+
+    def public_bytes(self, encoding: object) -> bytes:
+        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
+        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
+
+
+class Certificate(_Signed):
     """A parsed X.509 certificate (immutable; compares by its DER)."""
 
     __slots__ = ("_c", "_subject", "_issuer", "_extensions")
@@ -114,6 +145,9 @@ class Certificate:
         self._subject: Name | None = None
         self._issuer: Name | None = None
         self._extensions: Extensions | None = None
+
+    def _native_obj(self) -> _native.X509Certificate:
+        return self._c
 
     @property
     def version(self) -> int:
@@ -145,15 +179,6 @@ class Certificate:
         return _dt_of(self._c.not_after())
 
     @property
-    def signature_algorithm_oid(self) -> ObjectIdentifier:
-        return ObjectIdentifier(self._c.signature_algorithm())
-
-    @property
-    def signature(self) -> bytes:
-        """The DER SM2 signature."""
-        return self._c.signature()
-
-    @property
     def tbs_certificate_bytes(self) -> bytes:
         return self._c.tbs_der()
 
@@ -171,15 +196,6 @@ class Certificate:
         """SM3 of the DER."""
         return self._c.fingerprint()
 
-    def to_der(self) -> bytes:
-        return self._c.to_der()
-
-    def to_pem(self) -> bytes:
-        return self._c.to_pem().encode()
-
-    def public_bytes(self, encoding: object) -> bytes:
-        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
-        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
 
     def verify_directly_issued_by(self, issuer: Certificate, *, uid: Buffer | None = None) -> None:
         """Checks that ``issuer``'s subject is this certificate's issuer
@@ -203,13 +219,16 @@ class Certificate:
         return f"<Certificate(subject={self.subject.rfc4514_string()!r}, serial={self.serial_number:#x})>"
 
 
-class CertificateSigningRequest:
+class CertificateSigningRequest(_Signed):
     """A parsed PKCS#10 request."""
 
     __slots__ = ("_r",)
 
     def __init__(self, native: _native.X509Csr) -> None:
         self._r = native
+
+    def _native_obj(self) -> _native.X509Csr:
+        return self._r
 
     @property
     def subject(self) -> Name:
@@ -218,14 +237,6 @@ class CertificateSigningRequest:
     @property
     def extensions(self) -> Extensions:
         return Extensions._from_wire(self._r.extensions())
-
-    @property
-    def signature_algorithm_oid(self) -> ObjectIdentifier:
-        return ObjectIdentifier(self._r.signature_algorithm())
-
-    @property
-    def signature(self) -> bytes:
-        return self._r.signature()
 
     @property
     def tbs_certrequest_bytes(self) -> bytes:
@@ -247,15 +258,6 @@ class CertificateSigningRequest:
     def public_key(self) -> sm2.PublicKey:
         return sm2.PublicKey.from_bytes(self._r.public_key_point())
 
-    def to_der(self) -> bytes:
-        return self._r.to_der()
-
-    def to_pem(self) -> bytes:
-        return self._r.to_pem().encode()
-
-    def public_bytes(self, encoding: object) -> bytes:
-        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
-        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
 
 
 class RevokedCertificate:
@@ -268,7 +270,7 @@ class RevokedCertificate:
         return f"<RevokedCertificate(serial_number={self.serial_number:#x})>"
 
 
-class CertificateRevocationList:
+class CertificateRevocationList(_Signed):
     """A parsed CRL; iterates over its :class:`RevokedCertificate` entries."""
 
     __slots__ = ("_l", "_revoked")
@@ -279,6 +281,9 @@ class CertificateRevocationList:
             RevokedCertificate(int.from_bytes(s, "big"), _dt_of(d), Extensions._from_wire(e))
             for s, d, e in native.revoked()
         ]
+
+    def _native_obj(self) -> _native.X509Crl:
+        return self._l
 
     @property
     def issuer(self) -> Name:
@@ -296,14 +301,6 @@ class CertificateRevocationList:
     @property
     def extensions(self) -> Extensions:
         return Extensions._from_wire(self._l.extensions())
-
-    @property
-    def signature_algorithm_oid(self) -> ObjectIdentifier:
-        return ObjectIdentifier(self._l.signature_algorithm())
-
-    @property
-    def signature(self) -> bytes:
-        return self._l.signature()
 
     @property
     def tbs_certlist_bytes(self) -> bytes:
@@ -325,15 +322,6 @@ class CertificateRevocationList:
     def __len__(self) -> int:
         return len(self._revoked)
 
-    def to_der(self) -> bytes:
-        return self._l.to_der()
-
-    def to_pem(self) -> bytes:
-        return self._l.to_pem().encode()
-
-    def public_bytes(self, encoding: object) -> bytes:
-        """pyca's spelling of :meth:`to_pem` / :meth:`to_der`."""
-        return self.to_pem() if _encoding_name(encoding) == "pem" else self.to_der()
 
 
 # -- loaders -------------------------------------------------------------------------
