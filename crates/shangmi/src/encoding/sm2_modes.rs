@@ -216,8 +216,8 @@ pub fn verify_many(items: &[(&PublicKey, &[u8], &[u8])], uid: &[u8], encoding: S
 }
 
 /// Signs `msg` under `uid` and encodes the signature: with a fresh nonce, or
-/// with the next entry of `pool` when one is given (an exhausted pool is an
-/// [`Error::InvalidInput`] from [`PrivateKey::sign_with_pool`]).
+/// with the next entry of `pool` when one is given (an empty pool falls back
+/// to a fresh nonce, as [`PrivateKey::sign_with_pool`] does).
 pub fn sign(
     key: &PrivateKey,
     msg: &[u8],
