@@ -7,7 +7,7 @@ Pythonic API.
 
 from __future__ import annotations
 
-from shangmi import cms, sm2, sm3, sm4, sm9, x509, zuc
+from shangmi import cms, exceptions, sm2, sm3, sm4, sm9, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
@@ -37,14 +37,7 @@ __all__ = [
     "set_num_threads",
     "num_threads",
     "CpuFeatures",
-    "ShangmiError",
-    "InvalidInputError",
-    "ShangmiTypeError",
-    "InvalidKey",
-    "InvalidTag",
-    "InvalidSignature",
-    "DecryptionError",
-    "InvalidCertificate",
-    "AlreadyFinalized",
     "__version__",
 ]
+# Every exception class, listed once (in shangmi.exceptions).
+__all__ += exceptions.__all__
