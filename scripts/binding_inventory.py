@@ -140,7 +140,7 @@ def describe(src: str) -> str:
         errs.append("core errors via the table")
     if re.search(r"wrong_type\(|invalid\(", src):
         errs.append("argument errors")
-    calls = sorted(set(re.findall(r"\b((?:sm2|zuc|fmt|shangmi|cpu|CiphertextMode|SignatureEncoding|KeyEncryption)::[\w:]+)", src)))
+    calls = sorted(set(re.findall(r"\b((?:sm2|sm3|sm4|sm9|zuc|fmt|modes|shangmi|cpu|cms|x509|CiphertextMode|SignatureEncoding|KeyEncryption|Flavor|RecipientId|ExtKind|ExtValue|SignedObject)::[\w:]+)", src)))
     calls = [c for c in calls if not c.endswith(("::Message", "::PublicKey", "::Signature", "::Result", "::Error"))]
     body_only = src[src.index("{") :]
     flags = []
