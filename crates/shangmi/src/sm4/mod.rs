@@ -334,6 +334,34 @@ impl Sm4 {
         }
     }
 
+    /// Messages per group of [`Self::cbc_encrypt_lanes`] on this backend
+    /// (0: it has no such kernel).
+    pub(crate) fn cbc_lanes_width(&self) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            x86::cbc_lanes_width(self.backend)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            0
+        }
+    }
+
+    /// CBC encryption of `bufs.len()` messages side by side, `blocks` whole
+    /// blocks of each in place, message `l` chained from `chains[l]` (which
+    /// becomes its last ciphertext block). `bufs.len()` must be 1, 2 or 4
+    /// times [`Self::cbc_lanes_width`] (any count when that is 0).
+    pub(crate) fn cbc_encrypt_lanes(&self, chains: &mut [[u8; 16]], bufs: &mut [&mut [u8]], blocks: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if x86::cbc_lanes(self.backend, &self.enc, chains, bufs, blocks) {
+            return;
+        }
+        // No side-by-side kernel on this backend: one message at a time.
+        for (c, b) in chains.iter_mut().zip(bufs.iter_mut()) {
+            self.cbc_encrypt_serial(c, &mut b[..16 * blocks]);
+        }
+    }
+
     /// CBC decryption of as many whole steps as a fused SIMD kernel
     /// handles (none on the portable backend), in place in `dst` or from
     /// `src` (at least `dst.len()` bytes) into `dst`; returns bytes done.
