@@ -19,7 +19,8 @@
 //! time portable) through the same tokens, whatever the SM4 backend.
 //!
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
-//! CBC/CTR contexts), [`gcm`] and [`ccm`].
+//! CBC/CTR contexts), [`gcm`] and [`ccm`]; [`Stream`] is the one streaming
+//! context over CBC, CTR and GCM with its finalize-once state machine.
 
 #[cfg(target_arch = "x86_64")]
 mod aesni;
@@ -33,6 +34,7 @@ mod portable;
 mod sbox;
 #[cfg(target_arch = "x86_64")]
 mod simd;
+mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -47,6 +49,7 @@ pub use modes::{
     ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into,
     encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
 };
+pub use stream::{block16, Stream};
 
 use crate::{Error, Result};
 
