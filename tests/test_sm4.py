@@ -585,3 +585,11 @@ def test_gil_released_during_large_cbc_many() -> None:
     c = sm4.SM4CBC(bytes(16))._c
     items = [(bytes(16), bytes(1 << 20))] * 16
     assert_gil_released(lambda: c.cbc_encrypt_many(items, True))
+
+
+def test_gmssl_bench_loader_skips_what_it_cannot_load(tmp_path: Path) -> None:
+    from shangmi._bench import gmssl_lib
+
+    assert gmssl_lib.load(str(tmp_path / "missing.so")) is None
+    (tmp_path / "junk.so").write_bytes(b"not a library")
+    assert gmssl_lib.load(str(tmp_path / "junk.so")) is None
