@@ -455,6 +455,42 @@ def test_contexts_finalize_once_and_gcm_tag_order() -> None:
         _ = g.tag
 
 
+def test_gcm_decryptor_state_machine_messages_come_from_the_core() -> None:
+    g = sm4.SM4GCM(bytes(16))
+    e = g.encryptor(bytes(12), b"aad")
+    ct = e.update(b"hello") + e.finalize()
+    tag = e.tag
+    with pytest.raises(ValueError, match="GCM tag must be 16 bytes, got 15"):
+        g.decryptor(bytes(12), tag[:15], b"aad")
+    d = g.decryptor(bytes(12), None, b"aad")
+    assert d.update(ct) == b"hello"
+    with pytest.raises(ValueError, match="created without a tag: call finalize_with_tag"):
+        d.finalize()
+    assert d.finalize_with_tag(tag) == b""  # still usable after the refusal
+    with pytest.raises(AlreadyFinalized):
+        d.finalize_with_tag(tag)
+    d = g.decryptor(bytes(12), tag, b"aad")
+    d.update(ct)
+    with pytest.raises(ValueError, match="only for GCM decryptors created without a tag"):
+        d.finalize_with_tag(tag)
+    assert d.finalize() == b""
+    bad = bytes([tag[0] ^ 1]) + tag[1:]
+    d = g.decryptor(bytes(12), None, b"aad")
+    d.update(ct)
+    with pytest.raises(shangmi.InvalidTag):
+        d.finalize_with_tag(bad)
+    with pytest.raises(AlreadyFinalized):
+        d.finalize_with_tag(tag)
+    with pytest.raises(ValueError, match="GCM nonce must be at least 1 byte, got 0"):
+        g.decrypt(b"", b"short")
+    with pytest.raises(shangmi.InvalidTag):
+        g.decrypt(bytes(12), b"short")
+    with pytest.raises(ValueError, match='XTS standard must be "gb" or "ieee", got "x"'):
+        sm4.SM4XTS(bytes(range(32)), standard="x")
+    with pytest.raises(ValueError, match="IV must be 16 bytes, got 3"):
+        sm4.SM4CTR(bytes(16)).encryptor(b"abc")
+
+
 def test_cbc_decryptor_holds_back_last_block() -> None:
     c = sm4.SM4CBC(bytes(16))
     ct = c.encrypt(bytes(16), bytes(32))  # 48 bytes with padding
@@ -549,3 +585,11 @@ def test_gil_released_during_large_cbc_many() -> None:
     c = sm4.SM4CBC(bytes(16))._c
     items = [(bytes(16), bytes(1 << 20))] * 16
     assert_gil_released(lambda: c.cbc_encrypt_many(items, True))
+
+
+def test_gmssl_bench_loader_skips_what_it_cannot_load(tmp_path: Path) -> None:
+    from shangmi._bench import gmssl_lib
+
+    assert gmssl_lib.load(str(tmp_path / "missing.so")) is None
+    (tmp_path / "junk.so").write_bytes(b"not a library")
+    assert gmssl_lib.load(str(tmp_path / "junk.so")) is None

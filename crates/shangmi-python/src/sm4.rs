@@ -8,11 +8,11 @@ use pyo3::types::PyBytes;
 use shangmi::sm4::{self, Ccm, Gcm, Sm4, Xts, XtsStandard};
 
 use crate::buffer::Bytes;
-use crate::errors::{invalid, IntoPyResult};
+use crate::errors::IntoPyResult;
 use crate::gil::{lock, maybe_detach};
 
 fn iv16(iv: &[u8], what: &str) -> PyResult<[u8; 16]> {
-    iv.try_into().map_err(|_| invalid(format!("{what} must be 16 bytes, got {}", iv.len())))
+    sm4::block16(iv, what).py_err()
 }
 
 /// Copies `data` into a new bytes object and transforms it in place.
@@ -170,46 +170,29 @@ impl Sm4Cipher {
     }
 
     fn cbc_encryptor(&self, iv: Bytes<'_>, padding: bool) -> PyResult<Sm4Stream> {
-        let iv = iv16(iv.as_slice(), "IV")?;
-        Ok(Sm4Stream::new(Stream::CbcEnc(sm4::CbcEncryptor::new(self.c.clone(), &iv, padding))))
+        Sm4Stream::new(sm4::Stream::cbc_encryptor(&self.c, iv.as_slice(), padding))
     }
 
     fn cbc_decryptor(&self, iv: Bytes<'_>, padding: bool) -> PyResult<Sm4Stream> {
-        let iv = iv16(iv.as_slice(), "IV")?;
-        Ok(Sm4Stream::new(Stream::CbcDec(sm4::CbcDecryptor::new(self.c.clone(), &iv, padding))))
+        Sm4Stream::new(sm4::Stream::cbc_decryptor(&self.c, iv.as_slice(), padding))
     }
 
     fn ctr_stream(&self, iv: Bytes<'_>) -> PyResult<Sm4Stream> {
-        let iv = iv16(iv.as_slice(), "IV")?;
-        Ok(Sm4Stream::new(Stream::Ctr(sm4::CtrStream::new(self.c.clone(), &iv))))
+        Sm4Stream::new(sm4::Stream::ctr(&self.c, iv.as_slice()))
     }
 }
 
-enum Stream {
-    CbcEnc(sm4::CbcEncryptor),
-    CbcDec(sm4::CbcDecryptor),
-    Ctr(sm4::CtrStream),
-    GcmEnc(sm4::GcmEncryptor),
-    /// The tag, when given at creation (else `finalize_with_tag` supplies it).
-    GcmDec(sm4::GcmDecryptor, Option<Vec<u8>>),
-}
-
-/// A streaming context (CBC, CTR, GCM); `finalize` may be called once.
+/// A streaming context (CBC, CTR, GCM) over `shangmi::sm4::Stream`, which
+/// owns the finalize-once state machine and the tag checks.
 #[pyclass(name = "Sm4Stream", module = "shangmi._native", frozen)]
 struct Sm4Stream {
-    inner: Mutex<Option<Stream>>,
+    inner: Mutex<sm4::Stream>,
 }
 
 impl Sm4Stream {
-    fn new(s: Stream) -> Self {
-        Sm4Stream { inner: Mutex::new(Some(s)) }
+    fn new(s: shangmi::Result<sm4::Stream>) -> PyResult<Self> {
+        Ok(Sm4Stream { inner: Mutex::new(s.py_err()?) })
     }
-}
-
-pyo3::import_exception!(shangmi.exceptions, AlreadyFinalized);
-
-fn finalized() -> PyErr {
-    AlreadyFinalized::new_err("context already finalized")
 }
 
 #[pymethods]
@@ -217,62 +200,22 @@ impl Sm4Stream {
     fn update<'py>(&self, py: Python<'py>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
         let d = data.as_slice();
         let mut guard = lock(&self.inner);
-        let s = guard.as_mut().ok_or_else(finalized)?;
-        match s {
-            Stream::CbcEnc(e) => {
-                let v = maybe_detach(py, d.len(), || e.update(d));
-                Ok(PyBytes::new(py, &v))
-            }
-            Stream::CbcDec(e) => {
-                let v = maybe_detach(py, d.len(), || e.update(d));
-                Ok(PyBytes::new(py, &v))
-            }
-            Stream::Ctr(e) => transform(py, d, |b| {
-                e.apply(b);
-                Ok(())
-            }),
-            Stream::GcmEnc(e) => transform(py, d, |b| e.update_in_place(b)),
-            Stream::GcmDec(e, _) => transform(py, d, |b| e.update_in_place(b)),
-        }
+        let s = &mut *guard;
+        let v = maybe_detach(py, d.len(), || s.update(d)).py_err()?;
+        Ok(PyBytes::new(py, &v))
     }
 
     /// Ends the stream: CBC returns the last block(s); GCM encryption returns
     /// the tag; GCM decryption checks the tag given at creation.
     fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let s = lock(&self.inner).take().ok_or_else(finalized)?;
-        let out = match s {
-            Stream::CbcEnc(e) => e.finalize().py_err()?,
-            Stream::CbcDec(e) => e.finalize().py_err()?,
-            Stream::Ctr(_) => Vec::new(),
-            Stream::GcmEnc(e) => e.finalize(),
-            Stream::GcmDec(e, Some(tag)) => {
-                e.finalize(&tag).py_err()?;
-                Vec::new()
-            }
-            Stream::GcmDec(e, None) => {
-                // Put it back: the caller can still call finalize_with_tag.
-                *lock(&self.inner) = Some(Stream::GcmDec(e, None));
-                return Err(invalid("this GCM decryptor was created without a tag: call finalize_with_tag(tag)"));
-            }
-        };
+        let out = lock(&self.inner).finalize().py_err()?;
         Ok(PyBytes::new(py, &out))
     }
 
     /// GCM decryption only: checks `tag` (constant time) and ends the stream.
     fn finalize_with_tag<'py>(&self, py: Python<'py>, tag: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
-        let mut guard = lock(&self.inner);
-        match guard.take() {
-            Some(Stream::GcmDec(e, None)) => {
-                drop(guard);
-                e.finalize(tag.as_slice()).py_err()?;
-                Ok(PyBytes::new(py, b""))
-            }
-            Some(other) => {
-                *guard = Some(other);
-                Err(invalid("finalize_with_tag is only for GCM decryptors created without a tag"))
-            }
-            None => Err(finalized()),
-        }
+        lock(&self.inner).finalize_with_tag(tag.as_slice()).py_err()?;
+        Ok(PyBytes::new(py, b""))
     }
 }
 
@@ -317,32 +260,18 @@ impl Sm4Gcm {
         aad: Bytes<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
-        let tl = self.g.tag_len();
-        if n.is_empty() {
-            return Err(invalid("GCM nonce must be at least 1 byte, got 0"));
-        }
-        if d.len() < tl {
-            return Err(shangmi::Error::InvalidTag).py_err();
-        }
-        let (ct, tag) = d.split_at(d.len() - tl);
+        let (ct, tag) = d.split_at(self.g.plaintext_len(n, d.len()).py_err()?);
         transform(py, ct, |b| self.g.decrypt_in_place_detached(n, a, b, tag))
     }
 
     fn encryptor(&self, nonce: Bytes<'_>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
-        Ok(Sm4Stream::new(Stream::GcmEnc(self.g.encryptor(nonce.as_slice(), aad.as_slice()).py_err()?)))
+        Sm4Stream::new(sm4::Stream::gcm_encryptor(&self.g, nonce.as_slice(), aad.as_slice()))
     }
 
     #[pyo3(signature = (nonce, tag, aad))]
     fn decryptor(&self, nonce: Bytes<'_>, tag: Option<Bytes<'_>>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
-        let tag = match tag {
-            Some(t) if t.as_slice().len() != self.g.tag_len() => {
-                return Err(invalid(format!("GCM tag must be {} bytes, got {}", self.g.tag_len(), t.as_slice().len())));
-            }
-            Some(t) => Some(t.as_slice().to_vec()),
-            None => None,
-        };
-        let d = self.g.decryptor(nonce.as_slice(), aad.as_slice()).py_err()?;
-        Ok(Sm4Stream::new(Stream::GcmDec(d, tag)))
+        let tag = tag.as_ref().map(Bytes::as_slice);
+        Sm4Stream::new(sm4::Stream::gcm_decryptor(&self.g, nonce.as_slice(), tag, aad.as_slice()))
     }
 }
 
@@ -394,11 +323,7 @@ struct Sm4Xts {
 impl Sm4Xts {
     #[new]
     fn new(key: Bytes<'_>, standard: &str) -> PyResult<Self> {
-        let std = match standard {
-            "gb" => XtsStandard::Gb,
-            "ieee" => XtsStandard::Ieee,
-            other => return Err(invalid(format!("XTS standard must be \"gb\" or \"ieee\", got {other:?}"))),
-        };
+        let std = XtsStandard::from_name(standard).py_err()?;
         Ok(Sm4Xts { x: Xts::new(key.as_slice(), std).py_err()? })
     }
 

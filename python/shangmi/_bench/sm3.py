@@ -1,5 +1,5 @@
 """SM3 benchmarks: shangmi vs OpenSSL (hashlib / cryptography); with
-``peers``, also libgcrypt (ctypes) and gmssl; ``hash_many`` of 16 x 64 KiB
+``peers``, also libgcrypt (ctypes), GmSSL's C library and gmssl; ``hash_many`` of 16 x 64 KiB
 against hashing the same bytes as one stream."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 
 from shangmi import sm3
-from shangmi._bench import Comparison, compare
+from shangmi._bench import Comparison, compare, gmssl_lib
 from shangmi._bench.sm4 import gcrypt
 
 _GCRY_MD_SM3 = 326
@@ -19,6 +19,7 @@ _GCRY_MD_SM3 = 326
 def run(quick: bool = False, peers: bool = False) -> list[Comparison]:
     out = []
     lib = gcrypt() if peers else None
+    gm_lib = gmssl_lib.load() if peers else None
     label = f"[backend {sm3.backend()}]"
     for size in [1 << 20] if quick else [64, 1 << 14, 1 << 20]:
         data = os.urandom(size)
@@ -42,6 +43,8 @@ def run(quick: bool = False, peers: bool = False) -> list[Comparison]:
         if lib is not None:
             digest = ctypes.create_string_buffer(32)
             cands["libgcrypt"] = lambda: lib.gcry_md_hash_buffer(_GCRY_MD_SM3, digest, data, len(data))
+        if gm_lib is not None:
+            cands["GmSSL (libgmssl)"] = gmssl_lib.sm3_hash(gm_lib, data)
         if peers and size <= 1 << 14:
             try:
                 from gmssl import sm3 as gm_sm3  # type: ignore[import-untyped]

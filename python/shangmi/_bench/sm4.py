@@ -1,6 +1,7 @@
 """SM4 benchmarks on 1 MiB: shangmi vs cryptography (OpenSSL) per mode; with
 ``peers``, also libgcrypt (through ctypes, where ``libgcrypt.so.20`` is
-installed) and the pure-Python gmssl on a small input. ``encrypt_many`` of
+installed), GmSSL's C library (``gmssl_lib``: SM4-CBC encryption and
+SM4-CTR) and the pure-Python gmssl on a small input. ``encrypt_many`` of
 16 x 64 KiB is compared with one-stream CBC encryption of the same bytes."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from shangmi import sm4
-from shangmi._bench import Comparison, compare
+from shangmi._bench import Comparison, compare, gmssl_lib
 
 _GCRY_SM4 = 318
 _MODE = {"ecb": 1, "cbc": 3, "ctr": 6, "gcm": 9}
@@ -84,6 +85,7 @@ def run(quick: bool = False, peers: bool = False) -> list[Comparison]:
     except ImportError:
         modes = None  # type: ignore[assignment]
     lib = gcrypt() if peers else None
+    gm_lib = gmssl_lib.load() if peers else None
     label = f"[backend {sm4.backend()}]"
 
     cbc, ctr, ecb, gcm = sm4.SM4CBC(key), sm4.SM4CTR(key), sm4.SM4ECB(key), sm4.SM4GCM(key)
@@ -104,6 +106,9 @@ def run(quick: bool = False, peers: bool = False) -> list[Comparison]:
             g = _gcrypt_cipher(lib, short, key, nonce if short == "gcm" else iv, peer_data, dec)
             if g is not None:
                 cands["libgcrypt"] = g
+        if gm_lib is not None and short in ("cbc", "ctr") and not dec:
+            wrap = gmssl_lib.sm4_cbc_encrypt if short == "cbc" else gmssl_lib.sm4_ctr
+            cands["GmSSL (libgmssl)"] = wrap(gm_lib, key, iv, peer_data)
         out.append(compare(f"{name}, 1 MiB {label}", cands, bytes_per_op=size, rounds=rounds))
 
     # Independent messages: 16 x 64 KiB side by side vs the same bytes as one stream.

@@ -23,6 +23,12 @@ def register(sub: Any) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.add_argument("--peers", action="store_true", help="also measure libgcrypt (ctypes) and gmssl where installed")
     p.add_argument(
+        "--gmssl-lib",
+        metavar="PATH",
+        help="GmSSL's libgmssl.so for --peers (SM4-CBC, SM4-CTR, SM3); default: "
+        "/work/peers/GmSSL/build/bin/libgmssl.so if it exists, else GmSSL is skipped",
+    )
+    p.add_argument(
         "--all-backends",
         action="store_true",
         help="repeat the run in a subprocess under each SHANGMI_CPU_DISABLE mask in MASKS (every backend this CPU has)",
@@ -37,6 +43,8 @@ MASKS = ["", "gfni", "avx512f", "avx512f,avx2", "all"]
 def _all_backends(args: argparse.Namespace) -> int:
     base = [sys.executable, "-m", "shangmi", "bench", *args.algorithms]
     base += ["--quick"] * args.quick + ["--peers"] * args.peers
+    if args.gmssl_lib:
+        base += ["--gmssl-lib", args.gmssl_lib]
     seen: set[str] = set()
     for mask in MASKS:
         env = dict(os.environ, SHANGMI_CPU_DISABLE=mask)
@@ -63,6 +71,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
     if args.all_backends:
         return _all_backends(args)
+    if args.gmssl_lib:
+        from shangmi._bench import gmssl_lib
+
+        if gmssl_lib.load(args.gmssl_lib) is None:
+            raise ValueError(f"--gmssl-lib {args.gmssl_lib!r}: not a loadable GmSSL library with SM3 and SM4")
+        gmssl_lib.set_default_path(args.gmssl_lib)
     results: list[Comparison] = []
     for alg in chosen:
         try:

@@ -61,10 +61,17 @@ impl Gcm {
         self.tag_len
     }
 
+    /// The plaintext length of a `ct_and_tag_len`-byte ciphertext-and-tag
+    /// under `nonce`: [`Error::InvalidInput`] for an empty nonce (checked
+    /// first, so that error is reported whatever the data), then
+    /// [`Error::InvalidTag`] when the input is shorter than a tag.
+    pub fn plaintext_len(&self, nonce: &[u8], ct_and_tag_len: usize) -> Result<usize> {
+        check_nonce(nonce)?;
+        ct_and_tag_len.checked_sub(self.tag_len).ok_or(Error::InvalidTag)
+    }
+
     fn start(&self, nonce: &[u8], aad: &[u8]) -> Result<GcmState> {
-        if nonce.is_empty() {
-            return Err(Error::invalid("GCM nonce must be at least 1 byte, got 0"));
-        }
+        check_nonce(nonce)?;
         let mut j0 = [0u8; 16];
         if nonce.len() == 12 {
             j0[..12].copy_from_slice(nonce);
@@ -170,6 +177,13 @@ impl Gcm {
     pub fn decryptor(&self, nonce: &[u8], aad: &[u8]) -> Result<GcmDecryptor> {
         Ok(GcmDecryptor(self.start(nonce, aad)?))
     }
+}
+
+fn check_nonce(nonce: &[u8]) -> Result<()> {
+    if nonce.is_empty() {
+        return Err(Error::invalid("GCM nonce must be at least 1 byte, got 0"));
+    }
+    Ok(())
 }
 
 #[derive(Clone)]

@@ -19,7 +19,8 @@
 //! time portable) through the same tokens, whatever the SM4 backend.
 //!
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
-//! CBC/CTR contexts), [`gcm`] and [`ccm`].
+//! CBC/CTR contexts), [`gcm`] and [`ccm`]; [`Stream`] is the one streaming
+//! context over CBC, CTR and GCM with its finalize-once state machine.
 
 #[cfg(target_arch = "x86_64")]
 mod aesni;
@@ -33,6 +34,7 @@ mod portable;
 mod sbox;
 #[cfg(target_arch = "x86_64")]
 mod simd;
+mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -47,6 +49,7 @@ pub use modes::{
     ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into,
     encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
 };
+pub use stream::{block16, Stream};
 
 use crate::{Error, Result};
 
@@ -331,6 +334,34 @@ impl Sm4 {
             }
             self.encrypt_block(iv);
             block.copy_from_slice(iv);
+        }
+    }
+
+    /// Messages per group of [`Self::cbc_encrypt_lanes`] on this backend
+    /// (0: it has no such kernel).
+    pub(crate) fn cbc_lanes_width(&self) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            x86::cbc_lanes_width(self.backend)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            0
+        }
+    }
+
+    /// CBC encryption of `bufs.len()` messages side by side, `blocks` whole
+    /// blocks of each in place, message `l` chained from `chains[l]` (which
+    /// becomes its last ciphertext block). `bufs.len()` must be 1, 2 or 4
+    /// times [`Self::cbc_lanes_width`] (any count when that is 0).
+    pub(crate) fn cbc_encrypt_lanes(&self, chains: &mut [[u8; 16]], bufs: &mut [&mut [u8]], blocks: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if x86::cbc_lanes(self.backend, &self.enc, chains, bufs, blocks) {
+            return;
+        }
+        // No side-by-side kernel on this backend: one message at a time.
+        for (c, b) in chains.iter_mut().zip(bufs.iter_mut()) {
+            self.cbc_encrypt_serial(c, &mut b[..16 * blocks]);
         }
     }
 

@@ -219,3 +219,59 @@ pub(super) fn cbc_encrypt<E: Engine>(e: E, rk: &[u32; 32], iv: &mut [u8; 16], da
     }
     put_words(chain, iv);
 }
+
+/// CBC encryption of `G · LANES` independent messages side by side, one
+/// block of each per step: message `l` is `bufs[l][..16 · blocks]`,
+/// encrypted in place, chained from `chains[l]`, which becomes its last
+/// ciphertext block. The chains stay word-sliced in registers between
+/// steps, so a step costs the rounds of `G` groups plus one gather and one
+/// scatter of 16-byte blocks through a stack buffer.
+///
+/// Panics if `chains` or `bufs` does not hold exactly `G · LANES` entries or
+/// a buffer is shorter than `16 · blocks` (public lengths, checked once).
+#[inline(always)]
+pub(super) fn cbc_lanes<E: Engine, const G: usize>(
+    e: E,
+    rk: &[u32; 32],
+    chains: &mut [[u8; 16]],
+    bufs: &mut [&mut [u8]],
+    blocks: usize,
+) {
+    let n = G * E::LANES;
+    assert!(chains.len() == n && bufs.len() == n && n * 16 <= 1024, "one chain and one buffer per lane");
+    assert!(bufs.iter().all(|b| b.len() >= 16 * blocks), "every buffer holds `blocks` blocks");
+    let mut tmp = [0u8; 1024];
+    for (t, c) in tmp.chunks_exact_mut(16).zip(chains.iter()) {
+        t.copy_from_slice(c);
+    }
+    let zero = e.splat(0);
+    let mut ch = [[zero; 4]; G];
+    for (g, c) in ch.iter_mut().enumerate() {
+        *c = e.load(&tmp[E::GROUP * g..]);
+    }
+    for k in 0..blocks {
+        let o = 16 * k;
+        for (t, b) in tmp.chunks_exact_mut(16).zip(bufs.iter()) {
+            t.copy_from_slice(&b[o..o + 16]);
+        }
+        let mut s = ch;
+        for (g, x) in s.iter_mut().enumerate() {
+            let p = e.load(&tmp[E::GROUP * g..]);
+            *x = [e.xor(x[0], p[0]), e.xor(x[1], p[1]), e.xor(x[2], p[2]), e.xor(x[3], p[3])];
+        }
+        rounds(e, rk, &mut s);
+        for (g, (x, c)) in s.iter().zip(ch.iter_mut()).enumerate() {
+            e.store(*x, With::Nothing, &mut tmp[E::GROUP * g..]);
+            // The ciphertext in load order, as the next step's chain.
+            *c = [x[3], x[2], x[1], x[0]];
+        }
+        for (t, b) in tmp.chunks_exact(16).zip(bufs.iter_mut()) {
+            b[o..o + 16].copy_from_slice(t);
+        }
+    }
+    // `tmp` holds the last ciphertext blocks (or the chains, if no step ran).
+    for (t, c) in tmp.chunks_exact(16).zip(chains.iter_mut()) {
+        c.copy_from_slice(t);
+    }
+    tmp.zeroize();
+}
