@@ -46,7 +46,54 @@ fn row<M: Modulus>(name: &str, n: usize) {
     println!("{name:24} portable {portable:6.2} ns");
 }
 
+/// Throughput of SM9's tower operations (independent calls on fixed
+/// inputs, min over rounds), ns per call.
+fn tower() {
+    use shangmi::sm9::{fp::Fp, fp12::Fp12, fp2::Fp2, fp4::Fp4};
+    let e = |k: u64| Fp::from_canonical(&[k.wrapping_mul(0x9e37_79b9_7f4a_7c15), k, !k, k >> 3]);
+    let f2 = |k: u64| Fp2::new(e(k), e(k + 1));
+    let f4 = |k: u64| Fp4::new(f2(k), f2(k + 2));
+    let f12 = |k: u64| Fp12 { c0: f4(k), c1: f4(k + 4), c2: f4(k + 8) };
+    let (a, b) = (f12(1), f12(20));
+    fn best(reps: usize, mut f: impl FnMut()) -> f64 {
+        let mut m = f64::MAX;
+        for _ in 0..20 {
+            let t = Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            m = m.min(t.elapsed().as_secs_f64() * 1e9 / reps as f64);
+        }
+        m
+    }
+    let fp = best(20000, || {
+        black_box(black_box(&a.c0.c0.c0).mul(black_box(&b.c0.c0.c0)));
+    });
+    let fp2 = best(10000, || {
+        black_box(black_box(&a.c0.c0).mul(black_box(&b.c0.c0)));
+    });
+    let fp4 = best(4000, || {
+        black_box(black_box(&a.c0).mul(black_box(&b.c0)));
+    });
+    let fp12 = best(500, || {
+        black_box(black_box(&a).mul(black_box(&b)));
+    });
+    let sq12 = best(500, || {
+        black_box(black_box(&a).square());
+    });
+    let cyc = best(500, || {
+        black_box(black_box(&a).cyclotomic_square());
+    });
+    let line = best(500, || {
+        black_box(black_box(&a).mul_by_line(&b.c0.c0, &b.c0.c1, &b.c1.c0));
+    });
+    println!(
+        "SM9 tower ns: Fp mul {fp:.1}  Fp2 mul {fp2:.1}  Fp4 mul {fp4:.0}  Fp12 mul {fp12:.0}  Fp12 square {sq12:.0}  cyclotomic square {cyc:.0}  line product {line:.0}"
+    );
+}
+
 fn main() {
+    tower();
     let n = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
     row::<Sm2P>("SM2 p (special form)", n);
     row::<GenericSm2P>("SM2 p (generic)", n);

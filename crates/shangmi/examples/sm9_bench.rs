@@ -1,4 +1,4 @@
-//! Rust-level SM9 timings: `cargo run --release -p shangmi --example sm9_bench [rounds]`.
+//! Rust-level SM9 timings: `cargo run --release -p shangmi --example sm9_bench [rounds] [--openssl] [--only NAME]`.
 //!
 //! Each operation runs in short batches, rounds interleaved (A, B, C, ... A,
 //! B, C, ...) so machine noise hits them alike; prints min and median µs per
@@ -155,6 +155,11 @@ fn main() {
             }),
         ),
     ];
+    // `--only SUBSTRING` keeps the operations whose name contains it (for profiling one).
+    if let Some(i) = args.iter().position(|a| a == "--only") {
+        let pat = args.get(i + 1).cloned().unwrap_or_default();
+        ops.retain(|(name, _, _)| name.contains(pat.as_str()));
+    }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
     let mut v_times = Vec::new();
     for (_, n, op) in ops.iter_mut() {

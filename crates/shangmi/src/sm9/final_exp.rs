@@ -11,13 +11,52 @@
 use super::fp::T;
 use super::fp12::Fp12;
 
-/// x^t for x in the cyclotomic subgroup (t is public: plain square-and-multiply).
+/// The non-adjacent form of t, least significant digit first: digits in
+/// {−1, 0, 1}, no two adjacent non-zero (fewer multiplications than t's
+/// binary form; a negative digit costs a conjugation, free in the
+/// cyclotomic subgroup). `tests::t_naf_is_t` checks it sums to t.
+pub const T_NAF: [i8; 66] = naf(T);
+
+const fn naf(t: u64) -> [i8; 66] {
+    let mut out = [0i8; 66];
+    let mut k = t as u128;
+    let mut i = 0;
+    while k > 0 {
+        if k & 1 == 1 {
+            let d = 2 - (k & 3) as i8; // k ≡ 1 mod 4 → 1, k ≡ 3 mod 4 → −1
+            out[i] = d;
+            if d == 1 {
+                k -= 1;
+            } else {
+                k += 1;
+            }
+        }
+        k >>= 1;
+        i += 1;
+    }
+    out
+}
+
+/// Index of T_NAF's top non-zero digit.
+const T_NAF_TOP: usize = {
+    let mut i = 65;
+    while T_NAF[i] == 0 {
+        i -= 1;
+    }
+    i
+};
+
+/// x^t for x in the cyclotomic subgroup (t is public: square-and-multiply
+/// over t's NAF, x⁻¹ = x̄).
 pub fn exp_by_t(x: &Fp12) -> Fp12 {
+    let xi = x.conj();
     let mut acc = *x;
-    for i in (0..(63 - T.leading_zeros())).rev() {
+    for i in (0..T_NAF_TOP).rev() {
         acc = acc.cyclotomic_square();
-        if (T >> i) & 1 == 1 {
-            acc = acc.mul(x);
+        match T_NAF[i] {
+            1 => acc = acc.mul(x),
+            -1 => acc = acc.mul(&xi),
+            _ => {}
         }
     }
     acc

@@ -13,6 +13,40 @@ use crate::arith::{add_mod_const, Fe, Limbs, Modulus};
 pub struct Sm9P;
 impl Modulus for Sm9P {
     const M: Limbs = [0xe56f9b27e351457d, 0x21f2934b1a7aeedb, 0xd603ab4ff58ec745, 0xb640000002a3a6f1];
+
+    // The tower does thousands of products per pairing: one out-of-line
+    // body per product keeps the Fp2..Fp12 code small enough for the
+    // instruction cache (inlining every product in Fp12 multiplied the
+    // code size by the whole tower), at the cost of a call.
+    #[inline(never)]
+    fn mont_mul(a: &Limbs, b: &Limbs) -> Limbs {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = crate::arith::Adx::get() {
+            return Self::mont_mul_adx(t.0, a, b);
+        }
+        Self::mont_mul_portable(a, b)
+    }
+
+    #[inline(never)]
+    fn mont_sqr(a: &Limbs) -> Limbs {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = crate::arith::Adx::get() {
+            return Self::mont_sqr_adx(t.0, a);
+        }
+        Self::mont_sqr_portable(a)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn mod_add(a: &Limbs, b: &Limbs) -> Limbs {
+        super::fp_asm::add_mod_p(a, b)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn mod_sub(a: &Limbs, b: &Limbs) -> Limbs {
+        super::fp_asm::sub_mod_p(a, b)
+    }
 }
 
 /// SM9's group order n (G1, G2 and GT all have order n; BN256's G1 cofactor is 1).

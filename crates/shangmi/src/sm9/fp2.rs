@@ -5,8 +5,25 @@ use super::fp::{fp_sqrt_vartime, Fp};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
+/// Evaluates `$body` with `$k` an inlined Montgomery product of two Fp
+/// elements on the best backend, checked once for the whole body.
+macro_rules! with_kernel {
+    (|$k:ident| $body:expr) => {{
+        use $crate::arith::Modulus as _;
+        use $crate::sm9::fp::{Fp as F, Sm9P as P};
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = $crate::arith::Adx::get() {
+            let $k = |a: &F, b: &F| F::from_mont_limbs(P::mont_mul_adx(t.0, a.mont_limbs(), b.mont_limbs()));
+            return $body;
+        }
+        let $k = |a: &F, b: &F| F::from_mont_limbs(P::mont_mul_portable(a.mont_limbs(), b.mont_limbs()));
+        $body
+    }};
+}
+
 /// c0 + c1·u.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct Fp2 {
     pub c0: Fp,
     pub c1: Fp,
@@ -67,12 +84,21 @@ impl Fp2 {
         Fp2 { c0: self.c0.neg(), c1: self.c1.neg() }
     }
 
-    /// Karatsuba: three Fp multiplications.
-    #[inline(always)]
+    /// Karatsuba: three Fp multiplications. One out-of-line body per Fp2
+    /// product with the Montgomery kernel inlined three times and the
+    /// backend chosen once (not per Fp product).
+    #[inline(never)]
     pub fn mul(&self, o: &Self) -> Self {
-        let v0 = self.c0.mul(&o.c0);
-        let v1 = self.c1.mul(&o.c1);
-        let s = self.c0.add(&self.c1).mul(&o.c0.add(&o.c1));
+        with_kernel!(|k| self.mul_k(o, k))
+    }
+
+    /// [`Fp2::mul`] with the Fp product `k` given (inlined by callers that
+    /// chose the backend already, see `with_kernel!`).
+    #[inline(always)]
+    pub(crate) fn mul_k(&self, o: &Self, k: impl Fn(&Fp, &Fp) -> Fp) -> Self {
+        let v0 = k(&self.c0, &o.c0);
+        let v1 = k(&self.c1, &o.c1);
+        let s = k(&self.c0.add(&self.c1), &o.c0.add(&o.c1));
         Fp2 { c0: v0.sub(&v1.double()), c1: s.sub(&v0).sub(&v1) }
     }
 
@@ -85,9 +111,9 @@ impl Fp2 {
     }
 
     /// Multiplication by an Fp scalar.
-    #[inline(always)]
-    pub fn mul_fp(&self, k: &Fp) -> Self {
-        Fp2 { c0: self.c0.mul(k), c1: self.c1.mul(k) }
+    #[inline(never)]
+    pub fn mul_fp(&self, s: &Fp) -> Self {
+        with_kernel!(|k| Fp2 { c0: k(&self.c0, s), c1: k(&self.c1, s) })
     }
 
     /// ·u: (a0 + a1u)u = −2a1 + a0u.

@@ -2,9 +2,9 @@
 
 use super::curve::{Affine, Curve, Jacobian};
 use super::fp::{fp, fp_small, fp_sqrt_vartime, Fp};
-use super::window::WindowGroup;
+use super::window::{WindowGroup, Words, ENTRIES};
 use crate::{Error, Result};
-use subtle::{Choice, ConstantTimeEq};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 /// The curve E(Fp): y² = x³ + 5.
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +30,7 @@ pub const P1: G1Affine = Affine {
 };
 
 impl WindowGroup for G1 {
+    type Row = [Words<12>; ENTRIES];
     fn identity() -> Self {
         G1::IDENTITY
     }
@@ -38,6 +39,27 @@ impl WindowGroup for G1 {
     }
     fn add_w(&self, o: &Self) -> Self {
         self.add_distinct(o)
+    }
+    fn add_complete(&self, o: &Self) -> Self {
+        self.add(o)
+    }
+    fn cneg(&self, c: Choice) -> Self {
+        G1 { x: self.x, y: Fp::conditional_select(&self.y, &self.y.neg(), c), z: self.z }
+    }
+    fn make_row(entries: &[Self; ENTRIES]) -> Self::Row {
+        core::array::from_fn(|j| {
+            let e = &entries[j];
+            let mut w = [0u64; 12];
+            for (k, c) in [e.x, e.y, e.z].iter().enumerate() {
+                w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
+            }
+            Words(w)
+        })
+    }
+    fn lookup(row: &Self::Row, idx: u64) -> Self {
+        let w = crate::arith::scan(row, idx + 1).0;
+        let c = |k: usize| Fp::from_mont_limbs([w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]]);
+        G1 { x: c(0), y: c(1), z: c(2) }
     }
 }
 

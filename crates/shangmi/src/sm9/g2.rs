@@ -7,8 +7,9 @@ use super::curve::{Affine, Curve, Jacobian};
 use super::fp::{fp, Fp};
 use super::fp12::{G12, G13, G14};
 use super::fp2::Fp2;
-use super::window::WindowGroup;
+use super::window::{WindowGroup, Words, ENTRIES};
 use crate::{Error, Result};
+use subtle::{Choice, ConditionallySelectable};
 
 /// The twist E'(Fp2): y² = x³ + 5u.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +41,7 @@ pub const P2: G2Affine = Affine {
 };
 
 impl WindowGroup for G2 {
+    type Row = [Words<24>; ENTRIES];
     fn identity() -> Self {
         G2::IDENTITY
     }
@@ -48,6 +50,27 @@ impl WindowGroup for G2 {
     }
     fn add_w(&self, o: &Self) -> Self {
         self.add_distinct(o)
+    }
+    fn add_complete(&self, o: &Self) -> Self {
+        self.add(o)
+    }
+    fn cneg(&self, c: Choice) -> Self {
+        G2 { x: self.x, y: Fp2::conditional_select(&self.y, &self.y.neg(), c), z: self.z }
+    }
+    fn make_row(entries: &[Self; ENTRIES]) -> Self::Row {
+        core::array::from_fn(|j| {
+            let e = &entries[j];
+            let mut w = [0u64; 24];
+            for (k, c) in [e.x.c0, e.x.c1, e.y.c0, e.y.c1, e.z.c0, e.z.c1].iter().enumerate() {
+                w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
+            }
+            Words(w)
+        })
+    }
+    fn lookup(row: &Self::Row, idx: u64) -> Self {
+        let w = crate::arith::scan(row, idx + 1).0;
+        let c = |k: usize| Fp::from_mont_limbs([w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]]);
+        G2 { x: Fp2::new(c(0), c(1)), y: Fp2::new(c(2), c(3)), z: Fp2::new(c(4), c(5)) }
     }
 }
 

@@ -15,6 +15,7 @@ pub mod fp;
 pub mod fp12;
 pub mod fp2;
 pub mod fp4;
+mod fp_asm;
 pub mod g1;
 pub mod g2;
 pub mod gt;

@@ -51,7 +51,7 @@ impl SignMasterKey {
 
     fn from_scalar(ks: Fn) -> Self {
         let mut l = Zeroizing::new(ks.to_canonical());
-        let ppub = mul_fixed_window(&g2::P2.to_jacobian(), &l).to_affine_public().expect("ks in [1, n-1]");
+        let ppub = super::p2_table().mul_ct(&l).to_affine_public().expect("ks in [1, n-1]");
         l.zeroize();
         SignMasterKey { ks, public: SignMasterPublicKey { ppub, prepared: None } }
     }

@@ -163,6 +163,28 @@ fn cyclotomic_square_matches_square() {
 }
 
 #[test]
+fn exp_by_t_naf_matches_binary_and_plain_power() {
+    use super::final_exp::{exp_by_t, T_NAF};
+    let sum: i128 = T_NAF.iter().enumerate().map(|(i, &d)| (d as i128) << i).sum();
+    assert_eq!(sum, T as i128);
+    assert!(T_NAF.windows(2).all(|w| w[0] == 0 || w[1] == 0), "non-adjacent");
+    let mut r = Rng(19);
+    let f = easy_part(&r.fp12());
+    let binary = {
+        let mut acc = f;
+        for i in (0..(63 - T.leading_zeros())).rev() {
+            acc = acc.cyclotomic_square();
+            if (T >> i) & 1 == 1 {
+                acc = acc.mul(&f);
+            }
+        }
+        acc
+    };
+    assert!(bool::from(exp_by_t(&f).ct_eq(&binary)));
+    assert!(bool::from(exp_by_t(&f).ct_eq(&f.pow_vartime(&[T]))));
+}
+
+#[test]
 fn sparse_line_matches_full_multiplication() {
     let mut r = Rng(13);
     for _ in 0..5 {
@@ -231,21 +253,32 @@ fn fixed_base_and_window_match_plain_multiplication() {
     let t2 = FixedBaseTable::new(&P2.to_jacobian());
     let g = Gt(pairing(&P1, &P2));
     let tg = GtTable::new(&g);
-    let edge = [Fn::ONE, Fn::ZERO.sub(&Fn::ONE), Fn::from_canonical(&[16, 0, 0, 0])];
-    for k in edge.iter().copied().chain((0..4).map(|_| r.scalar())) {
-        let kl = k.to_canonical();
+    // Scalars as limbs: small, n − 1, n − 2, 2^255, 2^256 − 1 (reduced mod n
+    // by the recoding) and random ones; also a base other than P1/P2.
+    let nm = |k: u64| crate::arith::sub_limbs(&Sm9N::M, &[k, 0, 0, 0]).0;
+    let mut edge: Vec<[u64; 4]> =
+        vec![[1, 0, 0, 0], [2, 0, 0, 0], [16, 0, 0, 0], [31, 0, 0, 0], nm(1), nm(2), [0, 0, 0, 1 << 63], [u64::MAX; 4]];
+    edge.extend((0..6).map(|_| r.scalar().to_canonical()));
+    let q1 = g1_mul(&r.scalar()).to_jacobian();
+    let tq = FixedBaseTable::new(&q1);
+    for kl in edge {
         let plain1 = P1.to_jacobian().mul_vartime(&kl);
         assert!(bool::from(t1.mul_ct(&kl).ct_eq_point(&plain1)));
         assert!(bool::from(mul_fixed_window(&P1.to_jacobian(), &kl).ct_eq_point(&plain1)));
+        assert!(bool::from(tq.mul_ct(&kl).ct_eq_point(&q1.mul_vartime(&kl))));
         let plain2 = P2.to_jacobian().mul_vartime(&kl);
         assert!(bool::from(t2.mul_ct(&kl).ct_eq_point(&plain2)));
         assert!(bool::from(mul_fixed_window(&P2.to_jacobian(), &kl).ct_eq_point(&plain2)));
         let plain_g = g.0.pow_vartime(&kl);
-        assert!(bool::from(Gt::pow_table(&tg, &k).0.ct_eq(&plain_g)));
-        assert!(bool::from(g.pow_ct(&k).0.ct_eq(&plain_g)));
+        assert!(bool::from(tg.mul_ct(&kl).0.ct_eq(&plain_g)));
+        assert!(bool::from(mul_fixed_window(&g, &kl).0.ct_eq(&plain_g)));
     }
+    let k = r.scalar();
+    assert!(bool::from(Gt::pow_table(&tg, &k).0.ct_eq(&g.pow_ct(&k).0)));
     // k = 0 gives the identity.
     assert!(bool::from(t1.mul_ct(&[0; 4]).is_identity()));
+    assert!(bool::from(mul_fixed_window(&P1.to_jacobian(), &Sm9N::M).is_identity()));
+    assert!(bool::from(tg.mul_ct(&[0; 4]).0.is_one()));
 }
 
 #[test]
