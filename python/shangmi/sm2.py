@@ -61,6 +61,9 @@ from typing import Literal, NoReturn
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes, require_int
+from shangmi._keys import PublicKeyMixin, SecretKeyMixin
+from shangmi._keys import password_bytes as _password
+from shangmi._keys import pem_bytes as _pem_bytes
 from shangmi.exceptions import InvalidInputError, InvalidTag, ShangmiTypeError
 
 __all__ = [
@@ -100,18 +103,6 @@ ENCODINGS: tuple[str, ...] = tuple(_native.SM2_ENCODINGS)
 _BYTES = (bytes, bytearray, memoryview)
 
 
-def _password(password: Buffer | str | None) -> bytes | None:
-    if password is None:
-        return None
-    if isinstance(password, str):
-        password = password.encode("utf-8")
-    require_bytes(password, "password")
-    pw = bytes(password)
-    if not pw:
-        raise InvalidInputError("password must not be empty (give no password for an unencrypted key)")
-    return pw
-
-
 def _max_iterations(value: object) -> int:
     return DEFAULT_MAX_ITERATIONS if value is None else require_int(value, "max_iterations")
 
@@ -121,14 +112,7 @@ def _uid(uid: Buffer) -> Buffer:
     return uid
 
 
-def _pem_bytes(data: Buffer | str) -> Buffer:
-    if isinstance(data, str):
-        data = data.encode("ascii", "replace")
-    require_bytes(data, "data")
-    return data
-
-
-class PublicKey:
+class PublicKey(PublicKeyMixin):
     """An SM2 public key (a point on the recommended curve). Immutable."""
 
     __slots__ = ("_key",)
@@ -238,17 +222,6 @@ class PublicKey:
 
     # -- Python protocol -------------------------------------------------------------
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PublicKey):
-            return NotImplemented
-        return self.to_bytes() == other.to_bytes()
-
-    def __hash__(self) -> int:
-        return hash(self.to_bytes())
-
-    def __reduce__(self) -> tuple[object, tuple[bytes]]:
-        return (PublicKey.from_bytes, (self.to_bytes(),))
-
     def __repr__(self) -> str:
         prepared = ", prepared" if self.is_prepared else ""
         return f"<shangmi.sm2.PublicKey {self.to_bytes(compressed=True).hex()}{prepared}>"
@@ -291,12 +264,13 @@ class SignaturePool:
         return f"<shangmi.sm2.SignaturePool remaining={self.remaining}>"
 
 
-class PrivateKey:
+class PrivateKey(SecretKeyMixin):
     """An SM2 private key d (1 ≤ d ≤ n-2), with its public key, default Z and
     (1+d)⁻¹ computed once. The secret leaves only through :meth:`to_bytes`,
     :meth:`to_der` and :meth:`to_pem`."""
 
     __slots__ = ("_key", "_public")
+    _SECRET_NAME = "SM2 private keys"
     _key: _native.Sm2PrivateKey
     _public: PublicKey
 
@@ -451,18 +425,6 @@ class PrivateKey:
         return SignaturePool(n)
 
     # -- Python protocol -------------------------------------------------------------
-
-    def __reduce__(self) -> NoReturn:
-        raise ShangmiTypeError(
-            "SM2 private keys cannot be pickled; export one explicitly with "
-            "key.to_pem(password=...) and load it with PrivateKey.from_pem(data, password=...)"
-        )
-
-    def __copy__(self) -> PrivateKey:
-        return self  # immutable
-
-    def __deepcopy__(self, memo: object) -> PrivateKey:
-        return self
 
     def __repr__(self) -> str:
         return f"<shangmi.sm2.PrivateKey for {self._public.to_bytes(compressed=True).hex()}>"

@@ -177,6 +177,19 @@ impl SignatureEncoding {
         };
         s.map_err(|_| Error::InvalidSignature)
     }
+
+    /// Signs every message with `key` in parallel ([`super::sign_many`]), in this encoding.
+    pub fn encode_many(self, key: &super::SignPrivateKey, messages: &[&[u8]]) -> Result<Vec<Vec<u8>>> {
+        Ok(super::sign_many(key, messages)?.iter().map(|s| self.encode(s)).collect())
+    }
+
+    /// Verifies (message, uid, signature bytes) triples in parallel
+    /// ([`super::verify_many`]); a signature that does not parse is invalid.
+    pub fn verify_many(self, mpk: &super::SignMasterPublicKey, hid: u8, items: &[(&[u8], &[u8], &[u8])]) -> Vec<bool> {
+        let parsed: Vec<(&[u8], &[u8], Option<super::Signature>)> =
+            items.iter().map(|(m, u, s)| (*m, *u, self.parse(s).ok())).collect();
+        super::verify_many(mpk, hid, &parsed)
+    }
 }
 
 fn pick<T: Copy>(name: &str, what: &str, all: &[T], name_of: impl Fn(T) -> &'static str) -> Result<T> {
