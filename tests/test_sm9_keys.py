@@ -212,3 +212,17 @@ def test_fresh_gmssl_files_load_here(tmp_path: Path) -> None:
         assert msk.public_key() == mpk
         user = user_cls.from_pem((tmp_path / (alg + ".key")).read_bytes(), "k")
         assert user.to_bytes() == msk.extract(b"Eve").to_bytes()
+
+
+def test_pairing_matches_the_standards_g() -> None:
+    """sm9.pairing(P1, Ppub-s) is the standard's g of the signature example."""
+    from conftest import load_vectors, unhex
+
+    vec = load_vectors("sm9.json")
+    params, sign = vec["parameters"], vec["sign"][0]
+    p1 = b"\x04" + unhex(params["p1_x"]) + unhex(params["p1_y"])
+    ppub = b"\x04" + unhex(sign["master_public_key_ppub_s"])
+    # g as 12 Fp elements in GmSSL's printed order, concatenated: the 384-byte GT encoding.
+    assert sm9.pairing(p1, ppub) == b"".join(unhex(x) for x in sign["g_pairing"])
+    with pytest.raises(InvalidInputError):
+        sm9.pairing(p1, p1)

@@ -74,6 +74,7 @@ __all__ = [
     "EncPrivateKey",
     "KeyExchange",
     "KeyExchangeResult",
+    "pairing",
     "sign_many",
     "verify_many",
 ]
@@ -625,3 +626,9 @@ def verify_many(
     _require(master_public_key, SignMasterPublicKey, "master_public_key")
     batch = [(_bytes(m, "message"), _bytes(u, "uid"), _bytes(s, "signature")) for m, u, s in items]
     return _native.sm9_verify_many(master_public_key._key, batch, hid, encoding)
+
+
+def pairing(p: Buffer, q: Buffer) -> bytes:
+    """e(P, Q) for P in G1 (04‖x‖y) and Q in G2 (04‖x1‖x0‖y1‖y0), both validated,
+    as the 384-byte GT encoding that H2 and the KDF hash (the w² coefficient first)."""
+    return _native.sm9_pairing(_bytes(p, "P"), _bytes(q, "Q"))

@@ -531,7 +531,16 @@ fn sm9_verify_many(
     Ok(py.detach(|| enc.verify_many(&master.inner, hid, &slices)))
 }
 
+/// e(P, Q) on encoded G1 and G2 points (384-byte GT encoding).
+#[pyfunction]
+fn sm9_pairing<'py>(py: Python<'py>, p: Bytes<'_>, q: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    let (p, q) = (p.as_slice(), q.as_slice());
+    let gt = py.detach(|| sm9::der::pairing_encoded(p, q)).py_err()?;
+    Ok(PyBytes::new(py, &gt))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sm9_pairing, m)?)?;
     m.add_function(wrap_pyfunction!(sm9_sign_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm9_verify_many, m)?)?;
     m.add_class::<Sm9SignMasterKey>()?;

@@ -280,3 +280,14 @@ impl super::Role {
 pub fn hid_from_u32(h: u32) -> Result<u8> {
     u8::try_from(h).map_err(|_| Error::invalid(format!("hid must be one byte (0..255), got {h}")))
 }
+
+/// e(P, Q) on encoded points: P in G1 (04‖x‖y, x‖y or compressed) and Q in
+/// G2 (04‖x1‖x0‖y1‖y0 or the 128 bytes), both validated (Q also in the
+/// subgroup); the result in the 384-byte GT encoding that H2 and the KDF
+/// hash (GmSSL's and gmsm's order). Public inputs only (variable time is
+/// not a concern for them, but the pairing itself does not branch on them).
+pub fn pairing_encoded(p: &[u8], q: &[u8]) -> Result<[u8; 384]> {
+    let p = super::g1::decode(p, "SM9 pairing P")?;
+    let q = super::g2::decode(q, "SM9 pairing Q")?;
+    Ok(super::pairing::pairing(&p, &q).to_bytes())
+}
