@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import hmac as _hmac
 from collections.abc import Iterable
-from typing import Literal, NoReturn
+from typing import Any, ClassVar, Literal, NoReturn, Self
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes
@@ -119,40 +119,116 @@ def _require(value: object, cls: type, name: str) -> None:
         raise ShangmiTypeError(f"{name} must be a {cls.__name__}, got {type(value).__name__}")
 
 
-class SignMasterPublicKey(PublicKeyMixin):
-    """Ppub-s, a point of G2. Immutable; pickles as its bytes."""
+class _MasterPublicKeyBase(PublicKeyMixin):
+    """What both master public key classes share: bytes, GmSSL's DER and PEM
+    (its own label per class), precomputation. Immutable; pickles as its bytes."""
 
     __slots__ = ("_key",)
+    _NATIVE: ClassVar[Any]
+    _key: Any
 
-    def __init__(self, native: _native.Sm9SignMasterPublicKey) -> None:
+    def __init__(self, native: Any) -> None:
         self._key = native
 
     @classmethod
-    def from_bytes(cls, data: Buffer) -> SignMasterPublicKey:
-        """04‖x1‖x0‖y1‖y0 (129 bytes) or the 128 bytes without 04; checked on the twist and in G2."""
-        return cls(_native.Sm9SignMasterPublicKey.from_bytes(_bytes(data, "master public key")))
+    def from_bytes(cls, data: Buffer) -> Self:
+        """The encoded point (with or without its 04), validated (G2 points also in the subgroup)."""
+        return cls(cls._NATIVE.from_bytes(_bytes(data, "master public key")))
 
     @classmethod
-    def from_der(cls, data: Buffer) -> SignMasterPublicKey:
+    def from_der(cls, data: Buffer) -> Self:
         """GmSSL's SEQUENCE { BIT STRING } or gmsm's bare BIT STRING; :class:`InvalidKey` on any defect."""
-        return cls(_native.Sm9SignMasterPublicKey.from_der(_bytes(data, "data")))
+        return cls(cls._NATIVE.from_der(_bytes(data, "data")))
 
     @classmethod
-    def from_pem(cls, data: Buffer | str) -> SignMasterPublicKey:
-        """One ``SM9 SIGN MASTER PUBLIC KEY`` PEM block (what ``gmssl sm9setup -pubout`` writes)."""
-        return cls(_native.Sm9SignMasterPublicKey.from_pem(pem_bytes(data)))
+    def from_pem(cls, data: Buffer | str) -> Self:
+        """One PEM block under GmSSL's label (what ``gmssl sm9setup -pubout`` writes)."""
+        return cls(cls._NATIVE.from_pem(pem_bytes(data)))
 
     def to_bytes(self) -> bytes:
-        """04‖x1‖x0‖y1‖y0 (129 bytes)."""
-        return self._key.to_bytes()
+        """The point, 04 first."""
+        return self._key.to_bytes()  # type: ignore[no-any-return]
 
     def to_der(self) -> bytes:
         """GmSSL's DER SEQUENCE { BIT STRING }."""
-        return self._key.to_der()
+        return self._key.to_der()  # type: ignore[no-any-return]
 
     def to_pem(self) -> bytes:
-        """PEM under GmSSL's label ``SM9 SIGN MASTER PUBLIC KEY``."""
-        return self._key.to_pem()
+        """PEM under GmSSL's label (``SM9 SIGN MASTER PUBLIC KEY`` / ``SM9 ENC MASTER PUBLIC KEY``)."""
+        return self._key.to_pem()  # type: ignore[no-any-return]
+
+    def prepare(self) -> Self:
+        """A new key carrying the precomputation (g with its fixed-base table, the point's tables or lines)."""
+        return type(self)(self._key.prepare())
+
+    @property
+    def is_prepared(self) -> bool:
+        """Whether this object carries the precomputation."""
+        return self._key.is_prepared()  # type: ignore[no-any-return]
+
+    @property
+    def prepared_memory(self) -> int:
+        """Bytes held by the precomputation (0 if not prepared)."""
+        return self._key.prepared_memory()  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm9.{type(self).__name__} {self.to_bytes()[1:17].hex()}…>"
+
+
+class _MasterKeyBase(SecretKeyMixin):
+    """What both master key classes share: generation, bytes and key files."""
+
+    __slots__ = ("_key",)
+    _SECRET_NAME = "SM9 master keys"
+    _NATIVE: ClassVar[Any]
+    _key: Any
+
+    def __init__(self, native: Any) -> None:
+        self._key = native
+
+    @classmethod
+    def generate(cls) -> Self:
+        """A fresh master scalar from the OS CSPRNG."""
+        return cls(cls._NATIVE.generate())
+
+    @classmethod
+    def from_bytes(cls, data: Buffer) -> Self:
+        """The master scalar as 32 big-endian bytes in [1, n-1]."""
+        return cls(cls._NATIVE.from_bytes(_bytes(data, "master key")))
+
+    @classmethod
+    def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> Self:
+        """PKCS#8 (encrypted needs ``password``), GmSSL's SEQUENCE { k, Ppub } or gmsm's
+        bare INTEGER; a stored Ppub must match k. :class:`InvalidKey` on any defect or a wrong password."""
+        return cls(cls._NATIVE.from_der(_bytes(data, "data"), password_bytes(password)))
+
+    @classmethod
+    def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> Self:
+        """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9setup -out``) or ``PRIVATE KEY`` block."""
+        return cls(cls._NATIVE.from_pem(pem_bytes(data), password_bytes(password)))
+
+    def to_bytes(self) -> bytes:
+        """The master scalar (32 bytes). Handle with care."""
+        return self._key.to_bytes()  # type: ignore[no-any-return]
+
+    def to_der(self, password: Buffer | str | None = None) -> bytes:
+        """PKCS#8 as GmSSL writes it; PBES2 (PBKDF2-HMAC-SM3, SM4-CBC) with a ``password``."""
+        return self._key.to_der(password_bytes(password))  # type: ignore[no-any-return]
+
+    def to_pem(self, password: Buffer | str | None = None) -> bytes:
+        """:meth:`to_der` as PEM (``ENCRYPTED PRIVATE KEY`` with a password: what GmSSL reads)."""
+        return self._key.to_pem(password_bytes(password))  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm9.{type(self).__name__}>"
+
+
+class SignMasterPublicKey(_MasterPublicKeyBase):
+    """Ppub-s, a point of G2 (04‖x1‖x0‖y1‖y0, the u-coefficient first)."""
+
+    __slots__ = ()
+    _NATIVE = _native.Sm9SignMasterPublicKey
+    _key: _native.Sm9SignMasterPublicKey
 
     def verify(
         self, signature: Buffer, message: Buffer, uid: Buffer, *, hid: int = HID_SIGN, encoding: Encoding = "der"
@@ -162,65 +238,13 @@ class SignMasterPublicKey(PublicKeyMixin):
             _bytes(signature, "signature"), _bytes(message, "message"), _bytes(uid, "uid"), hid, encoding
         )
 
-    def prepare(self) -> SignMasterPublicKey:
-        """A new key carrying g = e(P1, Ppub-s), its fixed-base table and Ppub-s's Miller lines."""
-        return SignMasterPublicKey(self._key.prepare())
 
-    @property
-    def is_prepared(self) -> bool:
-        """Whether this object carries the precomputation."""
-        return self._key.is_prepared()
-
-    @property
-    def prepared_memory(self) -> int:
-        """Bytes held by the precomputation (0 if not prepared)."""
-        return self._key.prepared_memory()
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm9.SignMasterPublicKey {self.to_bytes()[1:17].hex()}…>"
-
-
-class SignMasterKey(SecretKeyMixin):
+class SignMasterKey(_MasterKeyBase):
     """The signature master key ks of a key generation centre."""
 
-    __slots__ = ("_key",)
-    _SECRET_NAME = "SM9 master keys"
-
-    def __init__(self, native: _native.Sm9SignMasterKey) -> None:
-        self._key = native
-
-    @classmethod
-    def generate(cls) -> SignMasterKey:
-        """A fresh ks from the OS CSPRNG."""
-        return cls(_native.Sm9SignMasterKey.generate())
-
-    @classmethod
-    def from_bytes(cls, data: Buffer) -> SignMasterKey:
-        """ks as 32 big-endian bytes in [1, n-1]."""
-        return cls(_native.Sm9SignMasterKey.from_bytes(_bytes(data, "master key")))
-
-    @classmethod
-    def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> SignMasterKey:
-        """PKCS#8 (encrypted needs ``password``), GmSSL's SEQUENCE { ks, Ppubs } or gmsm's
-        bare INTEGER; a stored Ppubs must match ks. :class:`InvalidKey` on any defect or a wrong password."""
-        return cls(_native.Sm9SignMasterKey.from_der(_bytes(data, "data"), password_bytes(password)))
-
-    @classmethod
-    def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> SignMasterKey:
-        """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9setup -out``) or ``PRIVATE KEY`` block."""
-        return cls(_native.Sm9SignMasterKey.from_pem(pem_bytes(data), password_bytes(password)))
-
-    def to_bytes(self) -> bytes:
-        """ks (32 bytes). Handle with care."""
-        return self._key.to_bytes()
-
-    def to_der(self, password: Buffer | str | None = None) -> bytes:
-        """PKCS#8 as GmSSL writes it; PBES2 (PBKDF2-HMAC-SM3, SM4-CBC) with a ``password``."""
-        return self._key.to_der(password_bytes(password))
-
-    def to_pem(self, password: Buffer | str | None = None) -> bytes:
-        """:meth:`to_der` as PEM (``ENCRYPTED PRIVATE KEY`` with a password: what GmSSL reads)."""
-        return self._key.to_pem(password_bytes(password))
+    __slots__ = ()
+    _NATIVE = _native.Sm9SignMasterKey
+    _key: _native.Sm9SignMasterKey
 
     def public_key(self) -> SignMasterPublicKey:
         """Ppub-s = [ks]P2."""
@@ -229,9 +253,6 @@ class SignMasterKey(SecretKeyMixin):
     def extract(self, uid: Buffer, *, hid: int = HID_SIGN) -> SignPrivateKey:
         """The signing key of identity ``uid``."""
         return SignPrivateKey(self._key.extract(_bytes(uid, "uid"), hid))
-
-    def __repr__(self) -> str:
-        return "<shangmi.sm9.SignMasterKey>"
 
 
 class SignPrivateKey(SecretKeyMixin):
@@ -308,40 +329,12 @@ class SignPrivateKey(SecretKeyMixin):
         return "<shangmi.sm9.SignPrivateKey>"
 
 
-class EncMasterPublicKey(PublicKeyMixin):
-    """Ppub-e, a point of G1. Immutable; pickles as its bytes."""
+class EncMasterPublicKey(_MasterPublicKeyBase):
+    """Ppub-e, a point of G1 (04‖x‖y)."""
 
-    __slots__ = ("_key",)
-
-    def __init__(self, native: _native.Sm9EncMasterPublicKey) -> None:
-        self._key = native
-
-    @classmethod
-    def from_bytes(cls, data: Buffer) -> EncMasterPublicKey:
-        """04‖x‖y (65 bytes) or x‖y (64), checked on the curve."""
-        return cls(_native.Sm9EncMasterPublicKey.from_bytes(_bytes(data, "master public key")))
-
-    @classmethod
-    def from_der(cls, data: Buffer) -> EncMasterPublicKey:
-        """GmSSL's SEQUENCE { BIT STRING } or gmsm's bare BIT STRING; :class:`InvalidKey` on any defect."""
-        return cls(_native.Sm9EncMasterPublicKey.from_der(_bytes(data, "data")))
-
-    @classmethod
-    def from_pem(cls, data: Buffer | str) -> EncMasterPublicKey:
-        """One ``SM9 ENC MASTER PUBLIC KEY`` PEM block (what ``gmssl sm9setup -pubout`` writes)."""
-        return cls(_native.Sm9EncMasterPublicKey.from_pem(pem_bytes(data)))
-
-    def to_bytes(self) -> bytes:
-        """04‖x‖y (65 bytes)."""
-        return self._key.to_bytes()
-
-    def to_der(self) -> bytes:
-        """GmSSL's DER SEQUENCE { BIT STRING }."""
-        return self._key.to_der()
-
-    def to_pem(self) -> bytes:
-        """PEM under GmSSL's label ``SM9 ENC MASTER PUBLIC KEY``."""
-        return self._key.to_pem()
+    __slots__ = ()
+    _NATIVE = _native.Sm9EncMasterPublicKey
+    _key: _native.Sm9EncMasterPublicKey
 
     def encrypt(
         self,
@@ -360,65 +353,13 @@ class EncMasterPublicKey(PublicKeyMixin):
         """A fresh ``length``-byte key for ``uid`` and its ciphertext C (04‖x‖y): ``(key, ciphertext)``."""
         return self._key.encapsulate(_bytes(uid, "uid"), hid, length)
 
-    def prepare(self) -> EncMasterPublicKey:
-        """A new key carrying g = e(Ppub-e, P2) with its fixed-base table and Ppub-e's table."""
-        return EncMasterPublicKey(self._key.prepare())
 
-    @property
-    def is_prepared(self) -> bool:
-        """Whether this object carries the precomputation."""
-        return self._key.is_prepared()
-
-    @property
-    def prepared_memory(self) -> int:
-        """Bytes held by the precomputation (0 if not prepared)."""
-        return self._key.prepared_memory()
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm9.EncMasterPublicKey {self.to_bytes()[1:17].hex()}…>"
-
-
-class EncMasterKey(SecretKeyMixin):
+class EncMasterKey(_MasterKeyBase):
     """The encryption master key ke of a key generation centre."""
 
-    __slots__ = ("_key",)
-    _SECRET_NAME = "SM9 master keys"
-
-    def __init__(self, native: _native.Sm9EncMasterKey) -> None:
-        self._key = native
-
-    @classmethod
-    def generate(cls) -> EncMasterKey:
-        """A fresh ke from the OS CSPRNG."""
-        return cls(_native.Sm9EncMasterKey.generate())
-
-    @classmethod
-    def from_bytes(cls, data: Buffer) -> EncMasterKey:
-        """ke as 32 big-endian bytes in [1, n-1]."""
-        return cls(_native.Sm9EncMasterKey.from_bytes(_bytes(data, "master key")))
-
-    @classmethod
-    def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> EncMasterKey:
-        """PKCS#8 (encrypted needs ``password``), GmSSL's SEQUENCE { ke, Ppube } or gmsm's
-        bare INTEGER; a stored Ppube must match ke."""
-        return cls(_native.Sm9EncMasterKey.from_der(_bytes(data, "data"), password_bytes(password)))
-
-    @classmethod
-    def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> EncMasterKey:
-        """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9setup -alg sm9encrypt -out``) or ``PRIVATE KEY`` block."""
-        return cls(_native.Sm9EncMasterKey.from_pem(pem_bytes(data), password_bytes(password)))
-
-    def to_bytes(self) -> bytes:
-        """ke (32 bytes). Handle with care."""
-        return self._key.to_bytes()
-
-    def to_der(self, password: Buffer | str | None = None) -> bytes:
-        """PKCS#8 as GmSSL writes it; PBES2 (PBKDF2-HMAC-SM3, SM4-CBC) with a ``password``."""
-        return self._key.to_der(password_bytes(password))
-
-    def to_pem(self, password: Buffer | str | None = None) -> bytes:
-        """:meth:`to_der` as PEM (``ENCRYPTED PRIVATE KEY`` with a password: what GmSSL reads)."""
-        return self._key.to_pem(password_bytes(password))
+    __slots__ = ()
+    _NATIVE = _native.Sm9EncMasterKey
+    _key: _native.Sm9EncMasterKey
 
     def public_key(self) -> EncMasterPublicKey:
         """Ppub-e = [ke]P1."""
@@ -427,9 +368,6 @@ class EncMasterKey(SecretKeyMixin):
     def extract(self, uid: Buffer, *, hid: int = HID_ENCRYPT) -> EncPrivateKey:
         """The decryption key of ``uid`` (``hid=2`` gives a key-exchange key); it remembers ``uid``."""
         return EncPrivateKey(self._key.extract(_bytes(uid, "uid"), hid))
-
-    def __repr__(self) -> str:
-        return "<shangmi.sm9.EncMasterKey>"
 
 
 class EncPrivateKey(SecretKeyMixin):

@@ -143,6 +143,11 @@ fn parse_pkcs8(b: &[u8]) -> Result<(Alg, Option<Alg>, Zeroizing<Vec<u8>>)> {
     Ok((alg, params, Zeroizing::new(inner.to_vec())))
 }
 
+/// A PKCS#8 algorithm identifier: (algorithm, parameters).
+type AlgId = (Alg, Option<Alg>);
+/// A key file's secret part and the public point stored beside it, if any.
+type WithPublic<S> = (S, Option<Vec<u8>>);
+
 /// What the outermost DER of a private-key file is.
 enum Shape {
     /// SEQUENCE { SEQUENCE, OCTET STRING }: PBES2 `EncryptedPrivateKeyInfo`.
@@ -174,7 +179,7 @@ fn shape(b: &[u8]) -> Result<Shape> {
 /// The inner key DER of a private-key file and its PKCS#8 algorithm (None
 /// for a bare structure). `password` is required for, and only for, an
 /// encrypted file.
-fn unwrap_private(b: &[u8], password: Option<&[u8]>) -> Result<(Option<(Alg, Option<Alg>)>, Zeroizing<Vec<u8>>)> {
+fn unwrap_private(b: &[u8], password: Option<&[u8]>) -> Result<(Option<AlgId>, Zeroizing<Vec<u8>>)> {
     match shape(b)? {
         Shape::Encrypted => {
             let pw = password
@@ -239,7 +244,7 @@ fn public_pem_der(data: &[u8], label: &str) -> Result<Zeroizing<Vec<u8>>> {
     Ok(block.der)
 }
 
-fn expect_alg(found: Option<(Alg, Option<Alg>)>, allowed: &[(Alg, Option<Alg>)], what: &str) -> Result<()> {
+fn expect_alg(found: Option<AlgId>, allowed: &[AlgId], what: &str) -> Result<()> {
     match found {
         Some(f) if !allowed.contains(&f) => {
             Err(Error::invalid_key(format!("this PKCS#8 file holds a different SM9 key type ({f:?}), not {what}")))
@@ -250,7 +255,7 @@ fn expect_alg(found: Option<(Alg, Option<Alg>)>, allowed: &[(Alg, Option<Alg>)],
 
 /// Master key inner: SEQUENCE { INTEGER, BIT STRING } or gmsm's bare INTEGER:
 /// (scalar, stored public point if any).
-fn parse_master(inner: &[u8], what: &str) -> Result<(Zeroizing<[u8; 32]>, Option<Vec<u8>>)> {
+fn parse_master(inner: &[u8], what: &str) -> Result<WithPublic<Zeroizing<[u8; 32]>>> {
     if inner.first() == Some(&0x02) {
         let (k, rest) = der::read_uint256(inner, what).map_err(as_key)?;
         if !rest.is_empty() {
@@ -275,7 +280,7 @@ fn master_inner(k: &[u8; 32], public: &[u8]) -> Zeroizing<Vec<u8>> {
 
 /// User key inner: SEQUENCE { BIT STRING d, BIT STRING Ppub } or gmsm's bare
 /// BIT STRING d: (point bytes, stored master public point if any).
-fn parse_user(inner: &[u8], what: &str) -> Result<(Zeroizing<Vec<u8>>, Option<Vec<u8>>)> {
+fn parse_user(inner: &[u8], what: &str) -> Result<WithPublic<Zeroizing<Vec<u8>>>> {
     if inner.first() == Some(&0x03) {
         let (d, rest) = der::read_bit_string(inner, what).map_err(as_key)?;
         if !rest.is_empty() {
