@@ -5,12 +5,13 @@ No cryptography here."""
 
 from __future__ import annotations
 
+import hmac as _hmac
 from typing import ClassVar, NoReturn
 
 from shangmi._buffer import Buffer, require_bytes
-from shangmi.exceptions import InvalidInputError, ShangmiTypeError
+from shangmi.exceptions import InvalidInputError, InvalidTag, ShangmiTypeError
 
-__all__ = ["PublicKeyMixin", "SecretKeyMixin", "password_bytes", "pem_bytes"]
+__all__ = ["KeyExchangeResultBase", "PublicKeyMixin", "SecretKeyMixin", "password_bytes", "pem_bytes"]
 
 
 def password_bytes(password: Buffer | str | None) -> bytes | None:
@@ -77,3 +78,28 @@ class SecretKeyMixin:
 
     def __deepcopy__(self, memo: object) -> SecretKeyMixin:
         return self
+
+
+class KeyExchangeResultBase:
+    """The outcome of a key exchange (SM2 or SM9): ``key``; ``confirmation``
+    to send the peer (S_A from the initiator, S_B from the responder);
+    ``expected_confirmation``, what the peer should send back."""
+
+    __slots__ = ("key", "confirmation", "expected_confirmation")
+    #: Names the algorithm in messages ("SM2").
+    _ALGORITHM: ClassVar[str] = ""
+
+    def __init__(self, key: bytes, confirmation: bytes, expected_confirmation: bytes) -> None:
+        self.key = key
+        self.confirmation = confirmation
+        self.expected_confirmation = expected_confirmation
+
+    def check_confirmation(self, received: Buffer) -> None:
+        """Raises :class:`InvalidTag` unless ``received`` is the peer's correct
+        confirmation value (compared in constant time)."""
+        require_bytes(received, "confirmation")
+        if not _hmac.compare_digest(bytes(received), self.expected_confirmation):
+            raise InvalidTag(f"{self._ALGORITHM} key exchange confirmation value does not match")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__module__}.{type(self).__name__} key_length={len(self.key)}>"

@@ -55,16 +55,15 @@ spread a batch over all cores from one call.
 
 from __future__ import annotations
 
-import hmac as _hmac
 from collections.abc import Iterable
 from typing import Literal, NoReturn
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes, require_int
-from shangmi._keys import PublicKeyMixin, SecretKeyMixin
+from shangmi._keys import KeyExchangeResultBase, PublicKeyMixin, SecretKeyMixin
 from shangmi._keys import password_bytes as _password
 from shangmi._keys import pem_bytes as _pem_bytes
-from shangmi.exceptions import InvalidInputError, InvalidTag, ShangmiTypeError
+from shangmi.exceptions import InvalidInputError, ShangmiTypeError
 
 __all__ = [
     "DEFAULT_UID",
@@ -464,7 +463,7 @@ def verify_many(
     return _native.sm2_verify_many(native, _uid(uid), encoding)
 
 
-class KeyExchangeResult:
+class KeyExchangeResult(KeyExchangeResultBase):
     """The outcome of :meth:`KeyExchange.compute`.
 
     ``key``: the shared key. ``confirmation``: the value to send the peer
@@ -472,22 +471,8 @@ class KeyExchangeResult:
     what the peer should send back; check it with :meth:`check_confirmation`.
     """
 
-    __slots__ = ("key", "confirmation", "expected_confirmation")
-
-    def __init__(self, key: bytes, confirmation: bytes, expected_confirmation: bytes) -> None:
-        self.key = key
-        self.confirmation = confirmation
-        self.expected_confirmation = expected_confirmation
-
-    def check_confirmation(self, received: Buffer) -> None:
-        """Raises :class:`InvalidTag` unless ``received`` is the peer's correct
-        confirmation value (compared in constant time)."""
-        require_bytes(received, "confirmation")
-        if not _hmac.compare_digest(bytes(received), self.expected_confirmation):
-            raise InvalidTag("SM2 key exchange confirmation value does not match")
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm2.KeyExchangeResult key_length={len(self.key)}>"
+    __slots__ = ()
+    _ALGORITHM = "SM2"
 
 
 class KeyExchange:

@@ -53,14 +53,13 @@ Every operation releases the GIL.
 
 from __future__ import annotations
 
-import hmac as _hmac
 from collections.abc import Iterable
 from typing import Any, ClassVar, Literal, NoReturn, Self
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes
-from shangmi._keys import PublicKeyMixin, SecretKeyMixin, password_bytes, pem_bytes
-from shangmi.exceptions import InvalidTag, ShangmiTypeError
+from shangmi._keys import KeyExchangeResultBase, PublicKeyMixin, SecretKeyMixin, password_bytes, pem_bytes
+from shangmi.exceptions import ShangmiTypeError
 
 __all__ = [
     "HID_SIGN",
@@ -473,25 +472,12 @@ class EncPrivateKey(SecretKeyMixin):
         return "<shangmi.sm9.EncPrivateKey>"
 
 
-class KeyExchangeResult:
+class KeyExchangeResult(KeyExchangeResultBase):
     """``key``; ``confirmation`` to send (SA from the initiator, SB from the
     responder); ``expected_confirmation`` to check with :meth:`check_confirmation`."""
 
-    __slots__ = ("key", "confirmation", "expected_confirmation")
-
-    def __init__(self, key: bytes, confirmation: bytes, expected_confirmation: bytes) -> None:
-        self.key = key
-        self.confirmation = confirmation
-        self.expected_confirmation = expected_confirmation
-
-    def check_confirmation(self, received: Buffer) -> None:
-        """Raises :class:`InvalidTag` unless ``received`` is the peer's confirmation (constant-time compare)."""
-        require_bytes(received, "confirmation")
-        if not _hmac.compare_digest(bytes(received), self.expected_confirmation):
-            raise InvalidTag("SM9 key exchange confirmation value does not match")
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm9.KeyExchangeResult key_length={len(self.key)}>"
+    __slots__ = ()
+    _ALGORITHM = "SM9"
 
 
 class KeyExchange:
