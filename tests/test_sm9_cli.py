@@ -112,3 +112,22 @@ def test_round_trip_through_both_clis(tmp_path: Path) -> None:
     _gm("sm9encrypt", "-pubmaster", t("empk2.pem"), "-id", "Bob", "-in", t("m"), "-out", t("c2"))
     assert run("decrypt", "-key", t("b2.pem"), "-pass", "k", "-id", "Bob", "-in", t("c2"), "-out", t("p2")) == 0
     assert (tmp_path / "p2").read_bytes() == b"both tools"
+
+
+def test_bench_sm9_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shangmi bench sm9``'s operations each run, a missing GmSSL library is
+    skipped, and the V table states each target against the measured ratio."""
+    from shangmi._bench import Candidate, Comparison
+    from shangmi._bench import sm9 as bench
+
+    ops = bench._ours()
+    assert set(bench.TARGETS) <= set(ops)
+    for fn in ops.values():
+        fn()
+    monkeypatch.delenv("SHANGMI_GMSSL_LIB", raising=False)
+    assert bench._gmssl(None) is None and bench._gmssl("/nonexistent/libgmssl.so") is None
+    v = Candidate("V = openssl speed P-256 verify", lambda: None, [100e-6])
+    fast, slow = Candidate("pairing", lambda: None, [400e-6]), Candidate("extract sign", lambda: None, [300e-6])
+    table = bench.v_table(Comparison("x", None, [fast, slow, v]))
+    assert "pairing" in table and "4.00 V" in table and "target ≤ 5 V: MET" in table
+    assert "3.00 V   target ≤ 2 V: not met" in table
