@@ -55,13 +55,15 @@ spread a batch over all cores from one call.
 
 from __future__ import annotations
 
-import hmac as _hmac
 from collections.abc import Iterable
 from typing import Literal, NoReturn
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes, require_int
-from shangmi.exceptions import InvalidInputError, InvalidTag, ShangmiTypeError
+from shangmi._keys import KeyExchangeResultBase, PublicKeyMixin, SecretKeyMixin
+from shangmi._keys import password_bytes as _password
+from shangmi._keys import pem_bytes as _pem_bytes
+from shangmi.exceptions import InvalidInputError, ShangmiTypeError
 
 __all__ = [
     "DEFAULT_UID",
@@ -100,18 +102,6 @@ ENCODINGS: tuple[str, ...] = tuple(_native.SM2_ENCODINGS)
 _BYTES = (bytes, bytearray, memoryview)
 
 
-def _password(password: Buffer | str | None) -> bytes | None:
-    if password is None:
-        return None
-    if isinstance(password, str):
-        password = password.encode("utf-8")
-    require_bytes(password, "password")
-    pw = bytes(password)
-    if not pw:
-        raise InvalidInputError("password must not be empty (give no password for an unencrypted key)")
-    return pw
-
-
 def _max_iterations(value: object) -> int:
     return DEFAULT_MAX_ITERATIONS if value is None else require_int(value, "max_iterations")
 
@@ -121,14 +111,7 @@ def _uid(uid: Buffer) -> Buffer:
     return uid
 
 
-def _pem_bytes(data: Buffer | str) -> Buffer:
-    if isinstance(data, str):
-        data = data.encode("ascii", "replace")
-    require_bytes(data, "data")
-    return data
-
-
-class PublicKey:
+class PublicKey(PublicKeyMixin):
     """An SM2 public key (a point on the recommended curve). Immutable."""
 
     __slots__ = ("_key",)
@@ -238,17 +221,6 @@ class PublicKey:
 
     # -- Python protocol -------------------------------------------------------------
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PublicKey):
-            return NotImplemented
-        return self.to_bytes() == other.to_bytes()
-
-    def __hash__(self) -> int:
-        return hash(self.to_bytes())
-
-    def __reduce__(self) -> tuple[object, tuple[bytes]]:
-        return (PublicKey.from_bytes, (self.to_bytes(),))
-
     def __repr__(self) -> str:
         prepared = ", prepared" if self.is_prepared else ""
         return f"<shangmi.sm2.PublicKey {self.to_bytes(compressed=True).hex()}{prepared}>"
@@ -291,12 +263,13 @@ class SignaturePool:
         return f"<shangmi.sm2.SignaturePool remaining={self.remaining}>"
 
 
-class PrivateKey:
+class PrivateKey(SecretKeyMixin):
     """An SM2 private key d (1 ≤ d ≤ n-2), with its public key, default Z and
     (1+d)⁻¹ computed once. The secret leaves only through :meth:`to_bytes`,
     :meth:`to_der` and :meth:`to_pem`."""
 
     __slots__ = ("_key", "_public")
+    _SECRET_NAME = "SM2 private keys"
     _key: _native.Sm2PrivateKey
     _public: PublicKey
 
@@ -452,18 +425,6 @@ class PrivateKey:
 
     # -- Python protocol -------------------------------------------------------------
 
-    def __reduce__(self) -> NoReturn:
-        raise ShangmiTypeError(
-            "SM2 private keys cannot be pickled; export one explicitly with "
-            "key.to_pem(password=...) and load it with PrivateKey.from_pem(data, password=...)"
-        )
-
-    def __copy__(self) -> PrivateKey:
-        return self  # immutable
-
-    def __deepcopy__(self, memo: object) -> PrivateKey:
-        return self
-
     def __repr__(self) -> str:
         return f"<shangmi.sm2.PrivateKey for {self._public.to_bytes(compressed=True).hex()}>"
 
@@ -502,7 +463,7 @@ def verify_many(
     return _native.sm2_verify_many(native, _uid(uid), encoding)
 
 
-class KeyExchangeResult:
+class KeyExchangeResult(KeyExchangeResultBase):
     """The outcome of :meth:`KeyExchange.compute`.
 
     ``key``: the shared key. ``confirmation``: the value to send the peer
@@ -510,22 +471,8 @@ class KeyExchangeResult:
     what the peer should send back; check it with :meth:`check_confirmation`.
     """
 
-    __slots__ = ("key", "confirmation", "expected_confirmation")
-
-    def __init__(self, key: bytes, confirmation: bytes, expected_confirmation: bytes) -> None:
-        self.key = key
-        self.confirmation = confirmation
-        self.expected_confirmation = expected_confirmation
-
-    def check_confirmation(self, received: Buffer) -> None:
-        """Raises :class:`InvalidTag` unless ``received`` is the peer's correct
-        confirmation value (compared in constant time)."""
-        require_bytes(received, "confirmation")
-        if not _hmac.compare_digest(bytes(received), self.expected_confirmation):
-            raise InvalidTag("SM2 key exchange confirmation value does not match")
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm2.KeyExchangeResult key_length={len(self.key)}>"
+    __slots__ = ()
+    _ALGORITHM = "SM2"
 
 
 class KeyExchange:

@@ -37,20 +37,29 @@ tables (g = e(P1, Ppub-s) or e(Ppub-e, P2) with a fixed-base table, fixed-base
 tables of the public points, Miller-loop lines of fixed G2 points); their size
 is ``prepared_memory``. Nothing is precomputed implicitly.
 
+Key files (the forms GmSSL writes; see ``docs/sm9.md``): every key has
+``to_der()/to_pem()`` and ``from_der()/from_pem()``. Private keys are PKCS#8
+with the SM9 OIDs (1.2.156.10197.1.302 and .302.1/.2/.3), encrypted with a
+``password`` as PBES2 (PBKDF2-HMAC-SM3 + SM4-CBC, what GmSSL requires);
+master public keys use GmSSL's PEM labels ``SM9 SIGN MASTER PUBLIC KEY`` and
+``SM9 ENC MASTER PUBLIC KEY``. Reading also takes GmSSL's bare inner
+SEQUENCEs and gmsm's bare elements. GmSSL's user-key files do not carry the
+identity, so encryption keys read from files take ``uid=``.
+
 Pickling: master public keys pickle (as their bytes). Master keys and user
-keys refuse to pickle: export them explicitly with ``to_bytes()``.
+keys refuse to pickle: export them explicitly with ``to_pem(password=...)``.
 Every operation releases the GIL.
 """
 
 from __future__ import annotations
 
-import hmac as _hmac
 from collections.abc import Iterable
-from typing import Literal, NoReturn
+from typing import Any, ClassVar, Literal, NoReturn, Self
 
 from shangmi import _native
 from shangmi._buffer import Buffer, require_bytes
-from shangmi.exceptions import InvalidInputError, InvalidTag
+from shangmi._keys import KeyExchangeResultBase, PublicKeyMixin, SecretKeyMixin, password_bytes, pem_bytes
+from shangmi.exceptions import ShangmiTypeError
 
 __all__ = [
     "HID_SIGN",
@@ -64,6 +73,7 @@ __all__ = [
     "EncPrivateKey",
     "KeyExchange",
     "KeyExchangeResult",
+    "pairing",
     "sign_many",
     "verify_many",
 ]
@@ -77,34 +87,7 @@ Mode = Literal["c1c3c2", "c1c2c3", "der"]
 CipherName = Literal["xor", "sm4-ecb", "sm4-cbc"]
 MacName = Literal["sm3", "hmac-sm3"]
 Encoding = Literal["der", "raw"]
-
-_MODES = {"c1c3c2": 0, "c1c2c3": 1, "der": 2}
-_CIPHERS = {"xor": 0, "sm4-ecb": 1, "sm4-cbc": 2}
-_MACS = {"sm3": 0, "hmac-sm3": 1}
-
-
-def _pick(table: dict[str, int], value: object, name: str) -> int:
-    code = table.get(value) if isinstance(value, str) else None
-    if code is None:
-        choices = ", ".join(repr(k) for k in table)
-        raise InvalidInputError(f"{name} must be one of {choices}, got {value!r}")
-    return code
-
-
-def _der(encoding: object) -> bool:
-    return _pick({"raw": 0, "der": 1}, encoding, "encoding") == 1
-
-
-def _hid(hid: object) -> int:
-    if isinstance(hid, bool) or not isinstance(hid, int) or not 0 <= hid <= 255:
-        raise InvalidInputError(f"hid must be an int in 0..255, got {hid!r}")
-    return hid
-
-
-def _length(length: object) -> int:
-    if isinstance(length, bool) or not isinstance(length, int) or not 0 < length <= 1 << 30:
-        raise InvalidInputError(f"length must be an int in 1..2**30, got {length!r}")
-    return length
+Role = Literal["initiator", "responder"]
 
 
 def _bytes(value: object, name: str) -> Buffer:
@@ -112,100 +95,170 @@ def _bytes(value: object, name: str) -> Buffer:
     return value  # type: ignore[return-value]
 
 
-def _no_pickle(what: str) -> NoReturn:
-    raise TypeError(f"{what} cannot be pickled; export it explicitly with to_bytes()")
+def _opt(value: object, name: str) -> Buffer | None:
+    return None if value is None else _bytes(value, name)
 
 
-class SignMasterPublicKey:
-    """Ppub-s, a point of G2. Immutable; pickles as its bytes."""
+def _sign_mpk(key: SignMasterPublicKey | None) -> _native.Sm9SignMasterPublicKey | None:
+    if key is None:
+        return None
+    _require(key, SignMasterPublicKey, "master_public_key")
+    return key._key
+
+
+def _enc_mpk(key: EncMasterPublicKey | None) -> _native.Sm9EncMasterPublicKey | None:
+    if key is None:
+        return None
+    _require(key, EncMasterPublicKey, "master_public_key")
+    return key._key
+
+
+def _require(value: object, cls: type, name: str) -> None:
+    if not isinstance(value, cls):
+        raise ShangmiTypeError(f"{name} must be a {cls.__name__}, got {type(value).__name__}")
+
+
+class _MasterPublicKeyBase(PublicKeyMixin):
+    """What both master public key classes share: bytes, GmSSL's DER and PEM
+    (its own label per class), precomputation. Immutable; pickles as its bytes."""
 
     __slots__ = ("_key",)
+    _NATIVE: ClassVar[Any]
+    _key: Any
 
-    def __init__(self, native: _native.Sm9SignMasterPublicKey) -> None:
+    def __init__(self, native: Any) -> None:
         self._key = native
 
     @classmethod
-    def from_bytes(cls, data: Buffer) -> SignMasterPublicKey:
-        """04‖x1‖x0‖y1‖y0 (129 bytes) or the 128 bytes without 04; checked on the twist and in G2."""
-        return cls(_native.Sm9SignMasterPublicKey.from_bytes(_bytes(data, "master public key")))
+    def from_bytes(cls, data: Buffer) -> Self:
+        """The encoded point (with or without its 04), validated (G2 points also in the subgroup)."""
+        return cls(cls._NATIVE.from_bytes(_bytes(data, "master public key")))
+
+    @classmethod
+    def from_der(cls, data: Buffer) -> Self:
+        """GmSSL's SEQUENCE { BIT STRING } or gmsm's bare BIT STRING; :class:`InvalidKey` on any defect."""
+        return cls(cls._NATIVE.from_der(_bytes(data, "data")))
+
+    @classmethod
+    def from_pem(cls, data: Buffer | str) -> Self:
+        """One PEM block under GmSSL's label (what ``gmssl sm9setup -pubout`` writes)."""
+        return cls(cls._NATIVE.from_pem(pem_bytes(data)))
 
     def to_bytes(self) -> bytes:
-        return self._key.to_bytes()
+        """The point, 04 first."""
+        return self._key.to_bytes()  # type: ignore[no-any-return]
+
+    def to_der(self) -> bytes:
+        """GmSSL's DER SEQUENCE { BIT STRING }."""
+        return self._key.to_der()  # type: ignore[no-any-return]
+
+    def to_pem(self) -> bytes:
+        """PEM under GmSSL's label (``SM9 SIGN MASTER PUBLIC KEY`` / ``SM9 ENC MASTER PUBLIC KEY``)."""
+        return self._key.to_pem()  # type: ignore[no-any-return]
+
+    def prepare(self) -> Self:
+        """A new key carrying the precomputation (g with its fixed-base table, the point's tables or lines)."""
+        return type(self)(self._key.prepare())
+
+    @property
+    def is_prepared(self) -> bool:
+        """Whether this object carries the precomputation."""
+        return self._key.is_prepared()  # type: ignore[no-any-return]
+
+    @property
+    def prepared_memory(self) -> int:
+        """Bytes held by the precomputation (0 if not prepared)."""
+        return self._key.prepared_memory()  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm9.{type(self).__name__} {self.to_bytes()[1:17].hex()}…>"
+
+
+class _MasterKeyBase(SecretKeyMixin):
+    """What both master key classes share: generation, bytes and key files."""
+
+    __slots__ = ("_key",)
+    _SECRET_NAME = "SM9 master keys"
+    _NATIVE: ClassVar[Any]
+    _key: Any
+
+    def __init__(self, native: Any) -> None:
+        self._key = native
+
+    @classmethod
+    def generate(cls) -> Self:
+        """A fresh master scalar from the OS CSPRNG."""
+        return cls(cls._NATIVE.generate())
+
+    @classmethod
+    def from_bytes(cls, data: Buffer) -> Self:
+        """The master scalar as 32 big-endian bytes in [1, n-1]."""
+        return cls(cls._NATIVE.from_bytes(_bytes(data, "master key")))
+
+    @classmethod
+    def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> Self:
+        """PKCS#8 (encrypted needs ``password``), GmSSL's SEQUENCE { k, Ppub } or gmsm's
+        bare INTEGER; a stored Ppub must match k. :class:`InvalidKey` on any defect or a wrong password."""
+        return cls(cls._NATIVE.from_der(_bytes(data, "data"), password_bytes(password)))
+
+    @classmethod
+    def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> Self:
+        """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9setup -out``) or ``PRIVATE KEY`` block."""
+        return cls(cls._NATIVE.from_pem(pem_bytes(data), password_bytes(password)))
+
+    def to_bytes(self) -> bytes:
+        """The master scalar (32 bytes). Handle with care."""
+        return self._key.to_bytes()  # type: ignore[no-any-return]
+
+    def to_der(self, password: Buffer | str | None = None) -> bytes:
+        """PKCS#8 as GmSSL writes it; PBES2 (PBKDF2-HMAC-SM3, SM4-CBC) with a ``password``."""
+        return self._key.to_der(password_bytes(password))  # type: ignore[no-any-return]
+
+    def to_pem(self, password: Buffer | str | None = None) -> bytes:
+        """:meth:`to_der` as PEM (``ENCRYPTED PRIVATE KEY`` with a password: what GmSSL reads)."""
+        return self._key.to_pem(password_bytes(password))  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<shangmi.sm9.{type(self).__name__}>"
+
+
+class SignMasterPublicKey(_MasterPublicKeyBase):
+    """Ppub-s, a point of G2 (04‖x1‖x0‖y1‖y0, the u-coefficient first)."""
+
+    __slots__ = ()
+    _NATIVE = _native.Sm9SignMasterPublicKey
+    _key: _native.Sm9SignMasterPublicKey
 
     def verify(
         self, signature: Buffer, message: Buffer, uid: Buffer, *, hid: int = HID_SIGN, encoding: Encoding = "der"
     ) -> None:
         """Returns None if ``signature`` is (uid, hid)'s signature of ``message``, else raises InvalidSignature."""
         self._key.verify(
-            _bytes(signature, "signature"), _bytes(message, "message"), _bytes(uid, "uid"), _hid(hid), _der(encoding)
+            _bytes(signature, "signature"), _bytes(message, "message"), _bytes(uid, "uid"), hid, encoding
         )
 
-    def prepare(self) -> SignMasterPublicKey:
-        """A new key carrying g = e(P1, Ppub-s), its fixed-base table and Ppub-s's Miller lines."""
-        return SignMasterPublicKey(self._key.prepare())
 
-    @property
-    def is_prepared(self) -> bool:
-        return self._key.is_prepared()
-
-    @property
-    def prepared_memory(self) -> int:
-        """Bytes held by the precomputation (0 if not prepared)."""
-        return self._key.prepared_memory()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SignMasterPublicKey):
-            return NotImplemented
-        return self.to_bytes() == other.to_bytes()
-
-    def __hash__(self) -> int:
-        return hash(self.to_bytes())
-
-    def __reduce__(self) -> tuple[object, tuple[bytes]]:
-        return (SignMasterPublicKey.from_bytes, (self.to_bytes(),))
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm9.SignMasterPublicKey {self.to_bytes()[1:17].hex()}…>"
-
-
-class SignMasterKey:
+class SignMasterKey(_MasterKeyBase):
     """The signature master key ks of a key generation centre."""
 
-    __slots__ = ("_key",)
-
-    def __init__(self, native: _native.Sm9SignMasterKey) -> None:
-        self._key = native
-
-    @classmethod
-    def generate(cls) -> SignMasterKey:
-        return cls(_native.Sm9SignMasterKey.generate())
-
-    @classmethod
-    def from_bytes(cls, data: Buffer) -> SignMasterKey:
-        """ks as 32 big-endian bytes in [1, n-1]."""
-        return cls(_native.Sm9SignMasterKey.from_bytes(_bytes(data, "master key")))
-
-    def to_bytes(self) -> bytes:
-        return self._key.to_bytes()
+    __slots__ = ()
+    _NATIVE = _native.Sm9SignMasterKey
+    _key: _native.Sm9SignMasterKey
 
     def public_key(self) -> SignMasterPublicKey:
+        """Ppub-s = [ks]P2."""
         return SignMasterPublicKey(self._key.public_key())
 
     def extract(self, uid: Buffer, *, hid: int = HID_SIGN) -> SignPrivateKey:
         """The signing key of identity ``uid``."""
-        return SignPrivateKey(self._key.extract(_bytes(uid, "uid"), _hid(hid)))
-
-    def __reduce__(self) -> NoReturn:
-        _no_pickle("an SM9 master key")
-
-    def __repr__(self) -> str:
-        return "<shangmi.sm9.SignMasterKey>"
+        return SignPrivateKey(self._key.extract(_bytes(uid, "uid"), hid))
 
 
-class SignPrivateKey:
+class SignPrivateKey(SecretKeyMixin):
     """A user's signing key dsA (a G1 point) with its master public key."""
 
     __slots__ = ("_key",)
+    _SECRET_NAME = "SM9 private keys"
 
     def __init__(self, native: _native.Sm9SignPrivateKey) -> None:
         self._key = native
@@ -213,19 +266,54 @@ class SignPrivateKey:
     @classmethod
     def from_bytes(cls, data: Buffer, master_public_key: SignMasterPublicKey) -> SignPrivateKey:
         """dsA as 04‖x‖y (or x‖y), checked on the curve."""
-        if not isinstance(master_public_key, SignMasterPublicKey):
-            raise TypeError("master_public_key must be a SignMasterPublicKey")
+        _require(master_public_key, SignMasterPublicKey, "master_public_key")
         return cls(_native.Sm9SignPrivateKey.from_bytes(_bytes(data, "private key"), master_public_key._key))
+
+    @classmethod
+    def from_der(
+        cls,
+        data: Buffer,
+        password: Buffer | str | None = None,
+        *,
+        master_public_key: SignMasterPublicKey | None = None,
+    ) -> SignPrivateKey:
+        """PKCS#8 (encrypted needs ``password``), GmSSL's SEQUENCE { ds, Ppubs } or gmsm's bare
+        BIT STRING (which needs ``master_public_key``); a file whose Ppubs differs from a given
+        ``master_public_key`` is refused."""
+        m = _sign_mpk(master_public_key)
+        return cls(_native.Sm9SignPrivateKey.from_der(_bytes(data, "data"), password_bytes(password), m))
+
+    @classmethod
+    def from_pem(
+        cls,
+        data: Buffer | str,
+        password: Buffer | str | None = None,
+        *,
+        master_public_key: SignMasterPublicKey | None = None,
+    ) -> SignPrivateKey:
+        """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9keygen -alg sm9sign``) or ``PRIVATE KEY`` block."""
+        m = _sign_mpk(master_public_key)
+        return cls(_native.Sm9SignPrivateKey.from_pem(pem_bytes(data), password_bytes(password), m))
 
     def to_bytes(self) -> bytes:
         """dsA as 04‖x‖y (65 bytes)."""
         return self._key.to_bytes()
 
+    def to_der(self, password: Buffer | str | None = None) -> bytes:
+        """PKCS#8 (sm9sign) carrying dsA and Ppubs; PBES2 with a ``password``."""
+        return self._key.to_der(password_bytes(password))
+
+    def to_pem(self, password: Buffer | str | None = None) -> bytes:
+        """:meth:`to_der` as PEM."""
+        return self._key.to_pem(password_bytes(password))
+
     def master_public_key(self) -> SignMasterPublicKey:
+        """The master public key this key was extracted under."""
         return SignMasterPublicKey(self._key.master_public_key())
 
     def sign(self, message: Buffer, *, encoding: Encoding = "der") -> bytes:
-        return self._key.sign(_bytes(message, "message"), _der(encoding))
+        """A fresh signature of ``message``: GmSSL's DER SEQUENCE {h, S} or raw h ‖ 04‖x‖y."""
+        return self._key.sign(_bytes(message, "message"), encoding)
 
     def prepare(self) -> SignPrivateKey:
         """A new key whose signing needs no pairing (g's table) and no doubling chain (dsA's table)."""
@@ -233,30 +321,19 @@ class SignPrivateKey:
 
     @property
     def prepared_memory(self) -> int:
+        """Bytes held by the precomputation (0 if not prepared)."""
         return self._key.prepared_memory()
-
-    def __reduce__(self) -> NoReturn:
-        _no_pickle("an SM9 private key")
 
     def __repr__(self) -> str:
         return "<shangmi.sm9.SignPrivateKey>"
 
 
-class EncMasterPublicKey:
-    """Ppub-e, a point of G1. Immutable; pickles as its bytes."""
+class EncMasterPublicKey(_MasterPublicKeyBase):
+    """Ppub-e, a point of G1 (04‖x‖y)."""
 
-    __slots__ = ("_key",)
-
-    def __init__(self, native: _native.Sm9EncMasterPublicKey) -> None:
-        self._key = native
-
-    @classmethod
-    def from_bytes(cls, data: Buffer) -> EncMasterPublicKey:
-        """04‖x‖y (65 bytes) or x‖y (64), checked on the curve."""
-        return cls(_native.Sm9EncMasterPublicKey.from_bytes(_bytes(data, "master public key")))
-
-    def to_bytes(self) -> bytes:
-        return self._key.to_bytes()
+    __slots__ = ()
+    _NATIVE = _native.Sm9EncMasterPublicKey
+    _key: _native.Sm9EncMasterPublicKey
 
     def encrypt(
         self,
@@ -269,83 +346,34 @@ class EncMasterPublicKey:
         mac: MacName = "sm3",
     ) -> bytes:
         """Encrypts a non-empty ``plaintext`` to identity ``uid``."""
-        return self._key.encrypt(
-            _bytes(plaintext, "plaintext"),
-            _bytes(uid, "uid"),
-            _hid(hid),
-            _pick(_MODES, mode, "mode"),
-            _pick(_CIPHERS, cipher, "cipher"),
-            _pick(_MACS, mac, "mac"),
-        )
+        return self._key.encrypt(_bytes(plaintext, "plaintext"), _bytes(uid, "uid"), hid, mode, cipher, mac)
 
     def encapsulate(self, uid: Buffer, length: int, *, hid: int = HID_ENCRYPT) -> tuple[bytes, bytes]:
         """A fresh ``length``-byte key for ``uid`` and its ciphertext C (04‖x‖y): ``(key, ciphertext)``."""
-        return self._key.encapsulate(_bytes(uid, "uid"), _hid(hid), _length(length))
-
-    def prepare(self) -> EncMasterPublicKey:
-        """A new key carrying g = e(Ppub-e, P2) with its fixed-base table and Ppub-e's table."""
-        return EncMasterPublicKey(self._key.prepare())
-
-    @property
-    def is_prepared(self) -> bool:
-        return self._key.is_prepared()
-
-    @property
-    def prepared_memory(self) -> int:
-        return self._key.prepared_memory()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EncMasterPublicKey):
-            return NotImplemented
-        return self.to_bytes() == other.to_bytes()
-
-    def __hash__(self) -> int:
-        return hash(self.to_bytes())
-
-    def __reduce__(self) -> tuple[object, tuple[bytes]]:
-        return (EncMasterPublicKey.from_bytes, (self.to_bytes(),))
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm9.EncMasterPublicKey {self.to_bytes()[1:17].hex()}…>"
+        return self._key.encapsulate(_bytes(uid, "uid"), hid, length)
 
 
-class EncMasterKey:
+class EncMasterKey(_MasterKeyBase):
     """The encryption master key ke of a key generation centre."""
 
-    __slots__ = ("_key",)
-
-    def __init__(self, native: _native.Sm9EncMasterKey) -> None:
-        self._key = native
-
-    @classmethod
-    def generate(cls) -> EncMasterKey:
-        return cls(_native.Sm9EncMasterKey.generate())
-
-    @classmethod
-    def from_bytes(cls, data: Buffer) -> EncMasterKey:
-        return cls(_native.Sm9EncMasterKey.from_bytes(_bytes(data, "master key")))
-
-    def to_bytes(self) -> bytes:
-        return self._key.to_bytes()
+    __slots__ = ()
+    _NATIVE = _native.Sm9EncMasterKey
+    _key: _native.Sm9EncMasterKey
 
     def public_key(self) -> EncMasterPublicKey:
+        """Ppub-e = [ke]P1."""
         return EncMasterPublicKey(self._key.public_key())
 
     def extract(self, uid: Buffer, *, hid: int = HID_ENCRYPT) -> EncPrivateKey:
         """The decryption key of ``uid`` (``hid=2`` gives a key-exchange key); it remembers ``uid``."""
-        return EncPrivateKey(self._key.extract(_bytes(uid, "uid"), _hid(hid)))
-
-    def __reduce__(self) -> NoReturn:
-        _no_pickle("an SM9 master key")
-
-    def __repr__(self) -> str:
-        return "<shangmi.sm9.EncMasterKey>"
+        return EncPrivateKey(self._key.extract(_bytes(uid, "uid"), hid))
 
 
-class EncPrivateKey:
+class EncPrivateKey(SecretKeyMixin):
     """A user's decryption (or key-exchange) key deB, a G2 point, with its master public key."""
 
     __slots__ = ("_key",)
+    _SECRET_NAME = "SM9 private keys"
 
     def __init__(self, native: _native.Sm9EncPrivateKey) -> None:
         self._key = native
@@ -356,20 +384,63 @@ class EncPrivateKey:
     ) -> EncPrivateKey:
         """deB as 04‖x1‖x0‖y1‖y0 (or 128 bytes), checked on the twist and in G2.
         The identity is not part of the key's bytes: give ``uid`` here or to each call."""
-        if not isinstance(master_public_key, EncMasterPublicKey):
-            raise TypeError("master_public_key must be an EncMasterPublicKey")
-        u = None if uid is None else _bytes(uid, "uid")
-        return cls(_native.Sm9EncPrivateKey.from_bytes(_bytes(data, "private key"), master_public_key._key, u))
+        _require(master_public_key, EncMasterPublicKey, "master_public_key")
+        return cls(
+            _native.Sm9EncPrivateKey.from_bytes(_bytes(data, "private key"), master_public_key._key, _opt(uid, "uid"))
+        )
+
+    @classmethod
+    def from_der(
+        cls,
+        data: Buffer,
+        password: Buffer | str | None = None,
+        *,
+        master_public_key: EncMasterPublicKey | None = None,
+        uid: Buffer | None = None,
+    ) -> EncPrivateKey:
+        """PKCS#8 (sm9encrypt or sm9keyagreement; encrypted needs ``password``), GmSSL's
+        SEQUENCE { de, Ppube } or gmsm's bare BIT STRING (which needs ``master_public_key``).
+        GmSSL's files do not store the identity: give ``uid`` here or to each call."""
+        m = _enc_mpk(master_public_key)
+        return cls(
+            _native.Sm9EncPrivateKey.from_der(_bytes(data, "data"), password_bytes(password), m, _opt(uid, "uid"))
+        )
+
+    @classmethod
+    def from_pem(
+        cls,
+        data: Buffer | str,
+        password: Buffer | str | None = None,
+        *,
+        master_public_key: EncMasterPublicKey | None = None,
+        uid: Buffer | None = None,
+    ) -> EncPrivateKey:
+        """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9keygen -alg sm9encrypt``) or ``PRIVATE KEY`` block."""
+        m = _enc_mpk(master_public_key)
+        return cls(
+            _native.Sm9EncPrivateKey.from_pem(pem_bytes(data), password_bytes(password), m, _opt(uid, "uid"))
+        )
 
     def to_bytes(self) -> bytes:
         """deB as 04‖x1‖x0‖y1‖y0 (129 bytes)."""
         return self._key.to_bytes()
 
+    def to_der(self, password: Buffer | str | None = None) -> bytes:
+        """PKCS#8 (sm9encrypt, as GmSSL writes also for exchange keys) carrying deB and Ppube,
+        without the identity; PBES2 with a ``password``."""
+        return self._key.to_der(password_bytes(password))
+
+    def to_pem(self, password: Buffer | str | None = None) -> bytes:
+        """:meth:`to_der` as PEM."""
+        return self._key.to_pem(password_bytes(password))
+
     @property
     def uid(self) -> bytes | None:
+        """The identity this key knows (None for a key read without ``uid=``)."""
         return self._key.uid()
 
     def master_public_key(self) -> EncMasterPublicKey:
+        """The master public key this key was extracted under."""
         return EncMasterPublicKey(self._key.master_public_key())
 
     def decrypt(
@@ -382,19 +453,11 @@ class EncPrivateKey:
         mac: MacName = "sm3",
     ) -> bytes:
         """The plaintext, or :class:`DecryptionError` (one opaque error for every failure)."""
-        return self._key.decrypt(
-            _bytes(ciphertext, "ciphertext"),
-            None if uid is None else _bytes(uid, "uid"),
-            _pick(_MODES, mode, "mode"),
-            _pick(_CIPHERS, cipher, "cipher"),
-            _pick(_MACS, mac, "mac"),
-        )
+        return self._key.decrypt(_bytes(ciphertext, "ciphertext"), _opt(uid, "uid"), mode, cipher, mac)
 
     def decapsulate(self, ciphertext: Buffer, length: int, *, uid: Buffer | None = None) -> bytes:
         """The ``length``-byte key encapsulated in ``ciphertext`` (04‖x‖y or x‖y)."""
-        return self._key.decapsulate(
-            _bytes(ciphertext, "ciphertext"), _length(length), None if uid is None else _bytes(uid, "uid")
-        )
+        return self._key.decapsulate(_bytes(ciphertext, "ciphertext"), length, _opt(uid, "uid"))
 
     def prepare(self) -> EncPrivateKey:
         """A new key carrying its point's Miller-loop lines."""
@@ -402,34 +465,19 @@ class EncPrivateKey:
 
     @property
     def prepared_memory(self) -> int:
+        """Bytes held by the precomputation (0 if not prepared)."""
         return self._key.prepared_memory()
-
-    def __reduce__(self) -> NoReturn:
-        _no_pickle("an SM9 private key")
 
     def __repr__(self) -> str:
         return "<shangmi.sm9.EncPrivateKey>"
 
 
-class KeyExchangeResult:
+class KeyExchangeResult(KeyExchangeResultBase):
     """``key``; ``confirmation`` to send (SA from the initiator, SB from the
     responder); ``expected_confirmation`` to check with :meth:`check_confirmation`."""
 
-    __slots__ = ("key", "confirmation", "expected_confirmation")
-
-    def __init__(self, key: bytes, confirmation: bytes, expected_confirmation: bytes) -> None:
-        self.key = key
-        self.confirmation = confirmation
-        self.expected_confirmation = expected_confirmation
-
-    def check_confirmation(self, received: Buffer) -> None:
-        """Raises :class:`InvalidTag` unless ``received`` is the peer's confirmation (constant-time compare)."""
-        require_bytes(received, "confirmation")
-        if not _hmac.compare_digest(bytes(received), self.expected_confirmation):
-            raise InvalidTag("SM9 key exchange confirmation value does not match")
-
-    def __repr__(self) -> str:
-        return f"<shangmi.sm9.KeyExchangeResult key_length={len(self.key)}>"
+    __slots__ = ()
+    _ALGORITHM = "SM9"
 
 
 class KeyExchange:
@@ -448,24 +496,19 @@ class KeyExchange:
 
     def __init__(
         self,
-        role: Literal["initiator", "responder"],
+        role: Role,
         private_key: EncPrivateKey,
         master_public_key: EncMasterPublicKey,
         *,
         uid: Buffer,
         peer_uid: Buffer,
     ) -> None:
-        if role not in ("initiator", "responder"):
-            raise InvalidInputError(f"role must be one of 'initiator', 'responder', got {role!r}")
-        if not isinstance(private_key, EncPrivateKey):
-            raise TypeError(f"private_key must be an EncPrivateKey, got {type(private_key).__name__}")
-        if not isinstance(master_public_key, EncMasterPublicKey):
-            raise TypeError(f"master_public_key must be an EncMasterPublicKey, got {type(master_public_key).__name__}")
-        self.role = role
+        _require(private_key, EncPrivateKey, "private_key")
+        _require(master_public_key, EncMasterPublicKey, "master_public_key")
         self._kx = _native.Sm9KeyExchange(
-            role == "initiator", private_key._key, master_public_key._key, _bytes(uid, "uid"),
-            _bytes(peer_uid, "peer_uid"),
+            role, private_key._key, master_public_key._key, _bytes(uid, "uid"), _bytes(peer_uid, "peer_uid")
         )
+        self.role = role
 
     def ephemeral_public_key(self) -> bytes:
         """This party's RA or RB (65 bytes, 04‖x‖y)."""
@@ -476,14 +519,14 @@ class KeyExchange:
         require_bytes(peer_ephemeral, "peer_ephemeral")
         if confirmation is not None:
             require_bytes(confirmation, "confirmation")
-        key, out, expected = self._kx.compute(peer_ephemeral, _length(length))
+        key, out, expected = self._kx.compute(peer_ephemeral, length)
         result = KeyExchangeResult(key, out, expected)
         if confirmation is not None:
             result.check_confirmation(confirmation)
         return result
 
     def __reduce__(self) -> NoReturn:
-        raise TypeError("a KeyExchange holds a secret ephemeral scalar and cannot be pickled")
+        raise ShangmiTypeError("a KeyExchange holds a secret ephemeral scalar and cannot be pickled")
 
     def __repr__(self) -> str:
         return f"<shangmi.sm9.KeyExchange role={self.role!r}>"
@@ -491,10 +534,9 @@ class KeyExchange:
 
 def sign_many(key: SignPrivateKey, messages: Iterable[Buffer], *, encoding: Encoding = "der") -> list[bytes]:
     """Signs every message with ``key`` (prepare it first), in parallel over all cores."""
-    if not isinstance(key, SignPrivateKey):
-        raise TypeError(f"key must be a SignPrivateKey, got {type(key).__name__}")
+    _require(key, SignPrivateKey, "key")
     msgs = [_bytes(m, "message") for m in messages]
-    return _native.sm9_sign_many(key._key, msgs, _der(encoding))
+    return _native.sm9_sign_many(key._key, msgs, encoding)
 
 
 def verify_many(
@@ -505,7 +547,12 @@ def verify_many(
     encoding: Encoding = "der",
 ) -> list[bool]:
     """Verifies ``(message, uid, signature)`` triples in parallel: one bool each."""
-    if not isinstance(master_public_key, SignMasterPublicKey):
-        raise TypeError(f"master_public_key must be a SignMasterPublicKey, got {type(master_public_key).__name__}")
+    _require(master_public_key, SignMasterPublicKey, "master_public_key")
     batch = [(_bytes(m, "message"), _bytes(u, "uid"), _bytes(s, "signature")) for m, u, s in items]
-    return _native.sm9_verify_many(master_public_key._key, batch, _hid(hid), _der(encoding))
+    return _native.sm9_verify_many(master_public_key._key, batch, hid, encoding)
+
+
+def pairing(p: Buffer, q: Buffer) -> bytes:
+    """e(P, Q) for P in G1 (04‖x‖y) and Q in G2 (04‖x1‖x0‖y1‖y0), both validated,
+    as the 384-byte GT encoding that H2 and the KDF hash (the w² coefficient first)."""
+    return _native.sm9_pairing(_bytes(p, "P"), _bytes(q, "Q"))

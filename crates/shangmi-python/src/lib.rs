@@ -12,6 +12,7 @@ mod cms;
 mod cpu;
 mod errors;
 mod gil;
+mod keys;
 mod sm2;
 mod sm3;
 mod sm4;

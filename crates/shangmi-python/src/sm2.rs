@@ -13,25 +13,14 @@ use shangmi::encoding::sm2 as fmt;
 use shangmi::encoding::sm2_modes::{self as modes, CiphertextMode, SignatureEncoding};
 use shangmi::encoding::KeyEncryption;
 use shangmi::sm2;
-use zeroize::Zeroize;
 
 use crate::buffer::{batch, field, item_fields, type_name, Bytes, Name, Uint};
 use crate::errors::{wrong_type, IntoPyResult};
 use crate::gil::lock;
-
-fn opt_slice<'a>(b: &'a Option<Bytes<'_>>) -> Option<&'a [u8]> {
-    b.as_ref().map(|b| b.as_slice())
-}
+use crate::keys::{bytes_then_wipe, opt_slice};
 
 fn digest32(e: &[u8]) -> shangmi::Result<[u8; 32]> {
     e.try_into().map_err(|_| shangmi::Error::invalid(format!("digest must be 32 bytes, got {}", e.len())))
-}
-
-/// A new bytes object holding `secret`, which is wiped afterwards.
-fn bytes_then_wipe<'py>(py: Python<'py>, mut secret: Vec<u8>) -> Bound<'py, PyBytes> {
-    let b = PyBytes::new(py, &secret);
-    secret.zeroize();
-    b
 }
 
 /// An SM2 public key (immutable; cheap to share between threads).

@@ -1,49 +1,22 @@
 //! SM9 master keys, user keys, signatures, encryption, KEM and key exchange.
 //!
-//! Thin wrappers over `shangmi::sm9`: conversion, GIL release (every call
-//! here does at least tens of µs of curve or pairing work) and error
-//! mapping. Option names are validated in `python/shangmi/sm9.py` and
-//! arrive as small integers.
+//! Thin wrappers over `shangmi::sm9` and its key files (`sm9::keyfile`):
+//! conversion, GIL release (every call here does curve, pairing or PBKDF2
+//! work) and error mapping. Option names (`"der"`, `"c1c3c2"`, `"hmac-sm3"`,
+//! `"initiator"`) are parsed by the core's enums, which own their messages.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use shangmi::sm9;
-use shangmi::{Error, Result};
+use shangmi::sm9::{self, SignatureEncoding};
 use std::sync::Mutex;
 
-use crate::buffer::Bytes;
+use crate::buffer::{Bytes, Name, Uint};
 use crate::errors::IntoPyResult;
 use crate::gil::lock;
+use crate::keys::opt_slice;
 
-fn options(layout: u8, cipher: u8, mac: u8) -> Result<sm9::Options> {
-    let layout = match layout {
-        0 => sm9::Layout::C1C3C2,
-        1 => sm9::Layout::C1C2C3,
-        2 => sm9::Layout::Der,
-        _ => return Err(Error::invalid(format!("unknown SM9 ciphertext mode {layout}"))),
-    };
-    let cipher = match cipher {
-        0 => sm9::Cipher::Xor,
-        1 => sm9::Cipher::Sm4Ecb,
-        2 => sm9::Cipher::Sm4Cbc,
-        _ => return Err(Error::invalid(format!("unknown SM9 cipher {cipher}"))),
-    };
-    let mac = match mac {
-        0 => sm9::Mac::Sm3,
-        1 => sm9::Mac::HmacSm3,
-        _ => return Err(Error::invalid(format!("unknown SM9 MAC {mac}"))),
-    };
-    Ok(sm9::Options { cipher, mac, layout })
-}
-
-fn hid(h: u32) -> Result<u8> {
-    u8::try_from(h).map_err(|_| Error::invalid(format!("hid must be one byte (0..255), got {h}")))
-}
-
-/// A signature's bytes in GmSSL's DER or raw h ‖ 04‖x‖y; any defect is `InvalidSignature`.
-fn parse_signature(data: &[u8], der: bool) -> Result<sm9::Signature> {
-    let s = if der { sm9::Signature::from_der(data) } else { sm9::Signature::from_raw(data) };
-    s.map_err(|_| Error::InvalidSignature)
+fn hid(h: Uint<u32>) -> PyResult<u8> {
+    sm9::der::hid_from_u32(h.0).py_err()
 }
 
 #[pyclass(name = "Sm9SignMasterPublicKey", module = "shangmi._native", frozen)]
@@ -59,6 +32,26 @@ impl Sm9SignMasterPublicKey {
         Ok(Sm9SignMasterPublicKey { inner: py.detach(|| sm9::SignMasterPublicKey::from_bytes(d)).py_err()? })
     }
 
+    #[staticmethod]
+    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(Sm9SignMasterPublicKey { inner: py.detach(|| sm9::SignMasterPublicKey::from_der(d)).py_err()? })
+    }
+
+    #[staticmethod]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(Sm9SignMasterPublicKey { inner: py.detach(|| sm9::SignMasterPublicKey::from_pem(d)).py_err()? })
+    }
+
+    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_der())
+    }
+
+    fn to_pem<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.to_pem().as_bytes())
+    }
+
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.to_bytes())
     }
@@ -69,12 +62,13 @@ impl Sm9SignMasterPublicKey {
         signature: Bytes<'_>,
         message: Bytes<'_>,
         uid: Bytes<'_>,
-        hid: u32,
-        der: bool,
+        hid: Uint<u32>,
+        encoding: Name,
     ) -> PyResult<()> {
+        let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let (sig, msg, uid) = (signature.as_slice(), message.as_slice(), uid.as_slice());
-        let hid = self::hid(hid).py_err()?;
-        py.detach(|| parse_signature(sig, der).and_then(|s| self.inner.verify(msg, uid, hid, &s))).py_err()
+        let hid = self::hid(hid)?;
+        py.detach(|| enc.parse(sig).and_then(|s| self.inner.verify(msg, uid, hid, &s))).py_err()
     }
 
     fn prepare(&self, py: Python<'_>) -> Self {
@@ -108,6 +102,32 @@ impl Sm9SignMasterKey {
         Ok(Sm9SignMasterKey { inner: py.detach(|| sm9::SignMasterKey::from_bytes(d)).py_err()? })
     }
 
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None))]
+    fn from_der(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+        let (d, pw) = (data.as_slice(), opt_slice(&password));
+        Ok(Sm9SignMasterKey { inner: py.detach(|| sm9::SignMasterKey::from_der(d, pw)).py_err()? })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None))]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+        let (d, pw) = (data.as_slice(), opt_slice(&password));
+        Ok(Sm9SignMasterKey { inner: py.detach(|| sm9::SignMasterKey::from_pem(d, pw)).py_err()? })
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
+    }
+
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.to_bytes().as_ref())
     }
@@ -116,9 +136,9 @@ impl Sm9SignMasterKey {
         Sm9SignMasterPublicKey { inner: self.inner.public_key().clone() }
     }
 
-    fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: u32) -> PyResult<Sm9SignPrivateKey> {
+    fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: Uint<u32>) -> PyResult<Sm9SignPrivateKey> {
         let uid = uid.as_slice();
-        let hid = self::hid(hid).py_err()?;
+        let hid = self::hid(hid)?;
         Ok(Sm9SignPrivateKey { inner: py.detach(|| self.inner.extract(uid, hid)).py_err()? })
     }
 }
@@ -136,6 +156,42 @@ impl Sm9SignPrivateKey {
         Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_bytes(d, &master.inner)).py_err()? })
     }
 
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None, master=None))]
+    fn from_der(
+        py: Python<'_>,
+        data: Bytes<'_>,
+        password: Option<Bytes<'_>>,
+        master: Option<&Sm9SignMasterPublicKey>,
+    ) -> PyResult<Self> {
+        let (d, pw, m) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner));
+        Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_der(d, pw, m)).py_err()? })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None, master=None))]
+    fn from_pem(
+        py: Python<'_>,
+        data: Bytes<'_>,
+        password: Option<Bytes<'_>>,
+        master: Option<&Sm9SignMasterPublicKey>,
+    ) -> PyResult<Self> {
+        let (d, pw, m) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner));
+        Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_pem(d, pw, m)).py_err()? })
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
+    }
+
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.to_bytes().as_ref())
     }
@@ -144,10 +200,11 @@ impl Sm9SignPrivateKey {
         Sm9SignMasterPublicKey { inner: self.inner.master_public_key().clone() }
     }
 
-    fn sign<'py>(&self, py: Python<'py>, message: Bytes<'_>, der: bool) -> PyResult<Bound<'py, PyBytes>> {
+    fn sign<'py>(&self, py: Python<'py>, message: Bytes<'_>, encoding: Name) -> PyResult<Bound<'py, PyBytes>> {
+        let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let msg = message.as_slice();
-        let sig = py.detach(|| self.inner.sign(msg)).py_err()?;
-        Ok(if der { PyBytes::new(py, &sig.to_der()) } else { PyBytes::new(py, &sig.to_raw()) })
+        let sig = py.detach(|| self.inner.sign(msg).map(|s| enc.encode(&s))).py_err()?;
+        Ok(PyBytes::new(py, &sig))
     }
 
     fn prepare(&self, py: Python<'_>) -> Self {
@@ -172,6 +229,26 @@ impl Sm9EncMasterPublicKey {
         Ok(Sm9EncMasterPublicKey { inner: py.detach(|| sm9::EncMasterPublicKey::from_bytes(d)).py_err()? })
     }
 
+    #[staticmethod]
+    fn from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(Sm9EncMasterPublicKey { inner: py.detach(|| sm9::EncMasterPublicKey::from_der(d)).py_err()? })
+    }
+
+    #[staticmethod]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+        let d = data.as_slice();
+        Ok(Sm9EncMasterPublicKey { inner: py.detach(|| sm9::EncMasterPublicKey::from_pem(d)).py_err()? })
+    }
+
+    fn to_der<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_der())
+    }
+
+    fn to_pem<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.to_pem().as_bytes())
+    }
+
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.to_bytes())
     }
@@ -182,14 +259,14 @@ impl Sm9EncMasterPublicKey {
         py: Python<'py>,
         plaintext: Bytes<'_>,
         uid: Bytes<'_>,
-        hid: u32,
-        mode: u8,
-        cipher: u8,
-        mac: u8,
+        hid: Uint<u32>,
+        mode: Name,
+        cipher: Name,
+        mac: Name,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let (pt, uid) = (plaintext.as_slice(), uid.as_slice());
-        let hid = self::hid(hid).py_err()?;
-        let opts = options(mode, cipher, mac).py_err()?;
+        let hid = self::hid(hid)?;
+        let opts = sm9::Options::from_names(&mode.0, &cipher.0, &mac.0).py_err()?;
         let out = py.detach(|| sm9::encrypt(&self.inner, pt, uid, hid, opts)).py_err()?;
         Ok(PyBytes::new(py, &out))
     }
@@ -198,12 +275,12 @@ impl Sm9EncMasterPublicKey {
         &self,
         py: Python<'py>,
         uid: Bytes<'_>,
-        hid: u32,
-        length: usize,
+        hid: Uint<u32>,
+        length: Uint<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let uid = uid.as_slice();
-        let hid = self::hid(hid).py_err()?;
-        let (k, c) = py.detach(|| self.inner.encapsulate(uid, hid, length)).py_err()?;
+        let hid = self::hid(hid)?;
+        let (k, c) = py.detach(|| self.inner.encapsulate(uid, hid, length.0)).py_err()?;
         Ok((PyBytes::new(py, &k), PyBytes::new(py, &c)))
     }
 
@@ -238,6 +315,32 @@ impl Sm9EncMasterKey {
         Ok(Sm9EncMasterKey { inner: py.detach(|| sm9::EncMasterKey::from_bytes(d)).py_err()? })
     }
 
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None))]
+    fn from_der(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+        let (d, pw) = (data.as_slice(), opt_slice(&password));
+        Ok(Sm9EncMasterKey { inner: py.detach(|| sm9::EncMasterKey::from_der(d, pw)).py_err()? })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None))]
+    fn from_pem(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+        let (d, pw) = (data.as_slice(), opt_slice(&password));
+        Ok(Sm9EncMasterKey { inner: py.detach(|| sm9::EncMasterKey::from_pem(d, pw)).py_err()? })
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
+    }
+
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.to_bytes().as_ref())
     }
@@ -246,9 +349,9 @@ impl Sm9EncMasterKey {
         Sm9EncMasterPublicKey { inner: self.inner.public_key().clone() }
     }
 
-    fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: u32) -> PyResult<Sm9EncPrivateKey> {
+    fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: Uint<u32>) -> PyResult<Sm9EncPrivateKey> {
         let uid = uid.as_slice();
-        let hid = self::hid(hid).py_err()?;
+        let hid = self::hid(hid)?;
         Ok(Sm9EncPrivateKey { inner: py.detach(|| self.inner.extract(uid, hid)).py_err()? })
     }
 }
@@ -256,10 +359,6 @@ impl Sm9EncMasterKey {
 #[pyclass(name = "Sm9EncPrivateKey", module = "shangmi._native", frozen)]
 pub(crate) struct Sm9EncPrivateKey {
     inner: sm9::EncPrivateKey,
-}
-
-fn opt<'a>(b: &'a Option<Bytes<'_>>) -> Option<&'a [u8]> {
-    b.as_ref().map(|b| b.as_slice())
 }
 
 #[pymethods]
@@ -272,8 +371,46 @@ impl Sm9EncPrivateKey {
         master: &Sm9EncMasterPublicKey,
         uid: Option<Bytes<'_>>,
     ) -> PyResult<Self> {
-        let (d, uid) = (data.as_slice(), opt(&uid));
+        let (d, uid) = (data.as_slice(), opt_slice(&uid));
         Ok(Sm9EncPrivateKey { inner: py.detach(|| sm9::EncPrivateKey::from_bytes(d, &master.inner, uid)).py_err()? })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None, master=None, uid=None))]
+    fn from_der(
+        py: Python<'_>,
+        data: Bytes<'_>,
+        password: Option<Bytes<'_>>,
+        master: Option<&Sm9EncMasterPublicKey>,
+        uid: Option<Bytes<'_>>,
+    ) -> PyResult<Self> {
+        let (d, pw, m, u) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner), opt_slice(&uid));
+        Ok(Sm9EncPrivateKey { inner: py.detach(|| sm9::EncPrivateKey::from_der(d, pw, m, u)).py_err()? })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None, master=None, uid=None))]
+    fn from_pem(
+        py: Python<'_>,
+        data: Bytes<'_>,
+        password: Option<Bytes<'_>>,
+        master: Option<&Sm9EncMasterPublicKey>,
+        uid: Option<Bytes<'_>>,
+    ) -> PyResult<Self> {
+        let (d, pw, m, u) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner), opt_slice(&uid));
+        Ok(Sm9EncPrivateKey { inner: py.detach(|| sm9::EncPrivateKey::from_pem(d, pw, m, u)).py_err()? })
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
+    }
+
+    #[pyo3(signature = (password=None))]
+    fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+        let pw = opt_slice(&password);
+        Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
@@ -294,12 +431,12 @@ impl Sm9EncPrivateKey {
         py: Python<'py>,
         ciphertext: Bytes<'_>,
         uid: Option<Bytes<'_>>,
-        mode: u8,
-        cipher: u8,
-        mac: u8,
+        mode: Name,
+        cipher: Name,
+        mac: Name,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (ct, uid) = (ciphertext.as_slice(), opt(&uid));
-        let opts = options(mode, cipher, mac).py_err()?;
+        let (ct, uid) = (ciphertext.as_slice(), opt_slice(&uid));
+        let opts = sm9::Options::from_names(&mode.0, &cipher.0, &mac.0).py_err()?;
         let out = py.detach(|| sm9::decrypt(&self.inner, ct, uid, opts)).py_err()?;
         Ok(PyBytes::new(py, &out))
     }
@@ -309,11 +446,11 @@ impl Sm9EncPrivateKey {
         &self,
         py: Python<'py>,
         ciphertext: Bytes<'_>,
-        length: usize,
+        length: Uint<usize>,
         uid: Option<Bytes<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (c, uid) = (ciphertext.as_slice(), opt(&uid));
-        let k = py.detach(|| self.inner.decapsulate(c, length, uid)).py_err()?;
+        let (c, uid) = (ciphertext.as_slice(), opt_slice(&uid));
+        let k = py.detach(|| self.inner.decapsulate(c, length.0, uid)).py_err()?;
         Ok(PyBytes::new(py, &k))
     }
 
@@ -336,14 +473,14 @@ impl Sm9KeyExchange {
     #[new]
     fn new(
         py: Python<'_>,
-        initiator: bool,
+        role: Name,
         key: &Sm9EncPrivateKey,
         master: &Sm9EncMasterPublicKey,
         uid: Bytes<'_>,
         peer_uid: Bytes<'_>,
     ) -> PyResult<Self> {
+        let role = sm9::Role::from_name(&role.0).py_err()?;
         let (uid, peer_uid) = (uid.as_slice(), peer_uid.as_slice());
-        let role = if initiator { sm9::Role::Initiator } else { sm9::Role::Responder };
         let kx = py.detach(|| sm9::KeyExchange::new(role, &key.inner, &master.inner, uid, peer_uid)).py_err()?;
         Ok(Sm9KeyExchange { inner: Mutex::new(kx) })
     }
@@ -356,10 +493,10 @@ impl Sm9KeyExchange {
         &self,
         py: Python<'py>,
         peer_ephemeral: Bytes<'_>,
-        length: usize,
+        length: Uint<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let peer = peer_ephemeral.as_slice();
-        let r = py.detach(|| lock(&self.inner).compute(peer, length)).py_err()?;
+        let r = py.detach(|| lock(&self.inner).compute(peer, length.0)).py_err()?;
         Ok((PyBytes::new(py, &r.key), PyBytes::new(py, &r.confirm_out), PyBytes::new(py, &r.confirm_expected)))
     }
 }
@@ -370,14 +507,12 @@ fn sm9_sign_many<'py>(
     py: Python<'py>,
     key: &Sm9SignPrivateKey,
     messages: Vec<Bytes<'_>>,
-    der: bool,
+    encoding: Name,
 ) -> PyResult<Bound<'py, PyList>> {
+    let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
     let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
-    let sigs = py.detach(|| sm9::sign_many(&key.inner, &slices)).py_err()?;
-    PyList::new(
-        py,
-        sigs.iter().map(|s| if der { PyBytes::new(py, &s.to_der()) } else { PyBytes::new(py, &s.to_raw()) }),
-    )
+    let sigs = py.detach(|| enc.encode_many(&key.inner, &slices)).py_err()?;
+    PyList::new(py, sigs.iter().map(|s| PyBytes::new(py, s)))
 }
 
 /// Verifies (message, uid, signature) triples under one master public key in parallel.
@@ -386,20 +521,26 @@ fn sm9_verify_many(
     py: Python<'_>,
     master: &Sm9SignMasterPublicKey,
     items: Vec<(Bytes<'_>, Bytes<'_>, Bytes<'_>)>,
-    hid: u32,
-    der: bool,
+    hid: Uint<u32>,
+    encoding: Name,
 ) -> PyResult<Vec<bool>> {
-    let hid = self::hid(hid).py_err()?;
-    Ok(py.detach(|| {
-        let parsed: Vec<(&[u8], &[u8], Option<sm9::Signature>)> = items
-            .iter()
-            .map(|(m, u, s)| (m.as_slice(), u.as_slice(), parse_signature(s.as_slice(), der).ok()))
-            .collect();
-        sm9::verify_many(&master.inner, hid, &parsed)
-    }))
+    let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
+    let hid = self::hid(hid)?;
+    let slices: Vec<(&[u8], &[u8], &[u8])> =
+        items.iter().map(|(m, u, s)| (m.as_slice(), u.as_slice(), s.as_slice())).collect();
+    Ok(py.detach(|| enc.verify_many(&master.inner, hid, &slices)))
+}
+
+/// e(P, Q) on encoded G1 and G2 points (384-byte GT encoding).
+#[pyfunction]
+fn sm9_pairing<'py>(py: Python<'py>, p: Bytes<'_>, q: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    let (p, q) = (p.as_slice(), q.as_slice());
+    let gt = py.detach(|| sm9::der::pairing_encoded(p, q)).py_err()?;
+    Ok(PyBytes::new(py, &gt))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sm9_pairing, m)?)?;
     m.add_function(wrap_pyfunction!(sm9_sign_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm9_verify_many, m)?)?;
     m.add_class::<Sm9SignMasterKey>()?;

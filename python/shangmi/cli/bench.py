@@ -13,7 +13,7 @@ from typing import Any
 from shangmi._bench import Comparison, report, to_json
 
 #: Algorithms with a benchmark module in shangmi._bench.
-ALGORITHMS = ["sm3", "sm4", "zuc", "sm2", "x509"]
+ALGORITHMS = ["sm3", "sm4", "zuc", "sm2", "sm9", "x509"]
 
 
 def register(sub: Any) -> None:
@@ -22,6 +22,7 @@ def register(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="fewer sizes and rounds")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.add_argument("--peers", action="store_true", help="also measure libgcrypt (ctypes) and gmssl where installed")
+    p.add_argument("--gmssl-lib", metavar="PATH", help="GmSSL's libgmssl.so for the sm9 comparison (ctypes)")
     p.add_argument(
         "--gmssl-lib",
         metavar="PATH",
@@ -87,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         kwargs: dict[str, Any] = {"quick": args.quick}
         if "peers" in inspect.signature(module.run).parameters:
             kwargs["peers"] = args.peers
+        if "gmssl_lib" in inspect.signature(module.run).parameters:
+            kwargs["gmssl_lib"] = args.gmssl_lib
         for comp in module.run(**kwargs):
             print(report(comp), flush=True)
             results.append(comp)

@@ -31,6 +31,7 @@ pub use keys::{
     private_key_to_pkcs8_der, private_key_to_sec1_der, public_key_from_der, public_key_from_pem,
     public_key_to_spki_der, DecodedPrivateKey, PrivateKeyFormat,
 };
+pub(crate) use pbe::decrypt_pkcs8_der;
 pub use pbe::{encrypt_pkcs8_der, KeyEncryption, Pbes2Params, DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS};
 pub use sm2_der::{cipher_from_der, cipher_to_der, signature_from_der, signature_to_der};
 

@@ -21,13 +21,16 @@ pub mod g2;
 pub mod gt;
 pub mod hash;
 pub mod kex;
+pub mod keyfile;
 pub mod pairing;
 pub mod sign;
 pub mod window;
 
+pub use der::SignatureEncoding;
 pub use enc::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, HID_ENC, HID_EXCH};
 pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
+pub use keyfile::{PEM_ENC_MASTER_PUBLIC_KEY, PEM_SIGN_MASTER_PUBLIC_KEY};
 pub use sign::{sign_many, verify_many, SignMasterKey, SignMasterPublicKey, SignPrivateKey, Signature, HID_SIGN};
 
 use pairing::G2Prepared;
