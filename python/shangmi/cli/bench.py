@@ -22,11 +22,10 @@ def register(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="fewer sizes and rounds")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.add_argument("--peers", action="store_true", help="also measure libgcrypt (ctypes) and gmssl where installed")
-    p.add_argument("--gmssl-lib", metavar="PATH", help="GmSSL's libgmssl.so for the sm9 comparison (ctypes)")
     p.add_argument(
         "--gmssl-lib",
         metavar="PATH",
-        help="GmSSL's libgmssl.so for --peers (SM4-CBC, SM4-CTR, SM3); default: "
+        help="GmSSL's libgmssl.so for --peers (SM4-CBC, SM4-CTR, SM3) and the sm9 comparison; default: "
         "/work/peers/GmSSL/build/bin/libgmssl.so if it exists, else GmSSL is skipped",
     )
     p.add_argument(

@@ -260,22 +260,6 @@ impl super::Options {
     }
 }
 
-impl super::Role {
-    /// The name callers pass: `"initiator"` or `"responder"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            super::Role::Initiator => "initiator",
-            super::Role::Responder => "responder",
-        }
-    }
-
-    /// The role called `name`, or [`Error::InvalidInput`] listing the choices.
-    pub fn from_name(name: &str) -> Result<Self> {
-        use super::Role::*;
-        pick(name, "role", &[Initiator, Responder], |r| r.name())
-    }
-}
-
 /// A hid given as a wider integer: one byte (0..=255) or [`Error::InvalidInput`].
 pub fn hid_from_u32(h: u32) -> Result<u8> {
     u8::try_from(h).map_err(|_| Error::invalid(format!("hid must be one byte (0..255), got {h}")))
