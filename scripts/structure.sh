@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 LIMIT=600
 # Files known to be over the limit while someone splits them: reported,
 # not failed on. Remove an entry when its split lands.
-OVER_LIMIT_PENDING=(crates/shangmi/src/sm4/x86.rs)
+OVER_LIMIT_PENDING=()
 
 status=0
 

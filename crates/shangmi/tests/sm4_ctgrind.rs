@@ -40,8 +40,8 @@ fn secret_work(leak: bool) {
     c.decrypt_block(&mut b);
     out.extend_from_slice(&b);
     out.extend(sm4::ecb_encrypt(&c, &msg, false).unwrap());
-    out.extend(sm4::cbc_encrypt_with(&c, &[1; 16], &msg, false).unwrap());
-    out.extend(sm4::cbc_decrypt_with(&c, &[1; 16], &msg, false).unwrap());
+    out.extend(sm4::cbc_encrypt_expanded(&c, &[1; 16], &msg, false).unwrap());
+    out.extend(sm4::cbc_decrypt_expanded(&c, &[1; 16], &msg, false).unwrap());
     let mut x = msg;
     sm4::ctr_apply_in_place(&c, &[2; 16], &mut x);
     sm4::cfb_encrypt_in_place(&c, &[3; 16], &mut x);

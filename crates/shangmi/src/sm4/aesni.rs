@@ -242,10 +242,10 @@ macro_rules! round {
     };
 }
 
-/// Groups of 16 blocks kept in flight by the bulk paths. The kernel is
-/// bound by ports 0 and 5; four groups (a few spills to the stack, which
-/// only use the load/store ports) measured about 6% faster than three, and
-/// a 1024-byte step divides the usual power-of-two buffer sizes.
+/// Groups of 16 blocks kept in flight by the bulk paths: enough independent
+/// work to hide the AES-NI latency (the few spills only use the load/store
+/// ports; the choice of four is measured in bench/NOTES.md), and a
+/// 1024-byte step divides the usual power-of-two buffer sizes.
 const GROUPS: usize = 4;
 /// Bytes per bulk step.
 const STEP: usize = GROUPS * 256;

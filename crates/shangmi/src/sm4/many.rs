@@ -11,7 +11,7 @@
 
 use zeroize::Zeroize;
 
-use super::modes::{self, cbc_decrypt_with};
+use super::modes::{self, cbc_decrypt_expanded};
 use super::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
 
@@ -140,7 +140,7 @@ pub fn cbc_decrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
         .iter()
         .zip(ivs.iter())
         .enumerate()
-        .map(|(i, ((_, data), iv))| cbc_decrypt_with(c, iv, data, padding).map_err(|e| at(i, e)))
+        .map(|(i, ((_, data), iv))| cbc_decrypt_expanded(c, iv, data, padding).map_err(|e| at(i, e)))
         .collect();
     ivs.zeroize();
     out
@@ -148,7 +148,7 @@ pub fn cbc_decrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
 
 #[cfg(test)]
 mod tests {
-    use super::super::{cbc_encrypt_with, Backend};
+    use super::super::{cbc_encrypt_expanded, Backend};
     use super::*;
 
     #[test]
@@ -164,7 +164,7 @@ mod tests {
             let c = Sm4::with_backend(&key, b).unwrap();
             let got = cbc_encrypt_many(&c, &items, true).unwrap();
             for (i, (iv, m)) in ivs.iter().zip(msgs.iter()).enumerate() {
-                assert_eq!(got[i], cbc_encrypt_with(&c, iv, m, true).unwrap(), "{b:?} message {i}");
+                assert_eq!(got[i], cbc_encrypt_expanded(&c, iv, m, true).unwrap(), "{b:?} message {i}");
             }
             let back: Vec<(&[u8], &[u8])> = ivs.iter().zip(got.iter()).map(|(iv, m)| (&iv[..], &m[..])).collect();
             assert_eq!(cbc_decrypt_many(&c, &back, true).unwrap(), msgs, "{b:?}");
@@ -186,7 +186,11 @@ mod tests {
                 let c = Sm4::with_backend(&key, b).unwrap();
                 let got = cbc_encrypt_many(&c, &items, false).unwrap();
                 for (i, (iv, m)) in ivs.iter().zip(msgs.iter()).enumerate() {
-                    assert_eq!(got[i], cbc_encrypt_with(&c, iv, m, false).unwrap(), "{b:?} {count}x{len} message {i}");
+                    assert_eq!(
+                        got[i],
+                        cbc_encrypt_expanded(&c, iv, m, false).unwrap(),
+                        "{b:?} {count}x{len} message {i}"
+                    );
                 }
             }
         }

@@ -45,9 +45,10 @@ pub use ccm::Ccm;
 pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
 pub use many::{cbc_decrypt_many, cbc_encrypt_many};
 pub use modes::{
-    cbc_decrypt_into, cbc_decrypt_with, cbc_encrypt_into, cbc_encrypt_with, cfb_decrypt_in_place, cfb_encrypt_in_place,
-    ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into, ecb_encrypt, ecb_encrypt_into,
-    encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts, XtsStandard,
+    cbc_decrypt_expanded, cbc_decrypt_into, cbc_encrypt_expanded, cbc_encrypt_into, cfb_decrypt_in_place,
+    cfb_encrypt_in_place, ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into,
+    ecb_encrypt, ecb_encrypt_into, encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts,
+    XtsStandard,
 };
 pub use stream::{block16, Stream};
 
@@ -422,13 +423,13 @@ impl Sm4 {
 /// SM4-CBC encryption with an explicit key; `padding` selects PKCS#7.
 /// Without padding the data must be whole blocks.
 pub fn cbc_encrypt(key: &[u8; 16], iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
-    cbc_encrypt_with(&Sm4::new(key), iv, data, padding)
+    cbc_encrypt_expanded(&Sm4::new(key), iv, data, padding)
 }
 
 /// SM4-CBC decryption with an explicit key; with `padding`, bad PKCS#7
 /// padding is reported as [`Error::InvalidInput`].
 pub fn cbc_decrypt(key: &[u8; 16], iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
-    cbc_decrypt_with(&Sm4::new(key), iv, data, padding)
+    cbc_decrypt_expanded(&Sm4::new(key), iv, data, padding)
 }
 
 #[cfg(test)]

@@ -136,7 +136,7 @@ pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
 }
 
 /// CBC encryption with an expanded key.
-pub fn cbc_encrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
+pub fn cbc_encrypt_expanded(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
     let mut v = if padding {
         pad(data)
     } else if !data.len().is_multiple_of(BLOCK_SIZE) {
@@ -150,7 +150,7 @@ pub fn cbc_encrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> R
 }
 
 /// CBC decryption with an expanded key.
-pub fn cbc_decrypt_with(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
+pub fn cbc_decrypt_expanded(c: &Sm4, iv: &[u8; 16], data: &[u8], padding: bool) -> Result<Vec<u8>> {
     check_ciphertext(data.len(), padding)?;
     let mut v = data.to_vec();
     let mut chain = *iv;

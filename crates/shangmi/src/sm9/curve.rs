@@ -213,7 +213,7 @@ impl<F: CurveField> Jacobian<F> {
 
     /// The affine form and whether self is the identity (then the affine
     /// value is meaningless), with no branch: for secret points.
-    pub fn to_affine_ct(&self) -> (Affine<F>, Choice) {
+    pub fn to_affine_masked(&self) -> (Affine<F>, Choice) {
         let zi = self.z.invert();
         let zi2 = zi.square();
         (Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }, self.is_identity())
@@ -223,7 +223,7 @@ impl<F: CurveField> Jacobian<F> {
     /// the affine form, declassified for the constant-time check, or `None`
     /// for the identity.
     pub fn to_affine_public(&self) -> Option<Affine<F>> {
-        let (a, inf) = self.to_affine_ct();
+        let (a, inf) = self.to_affine_masked();
         if crate::ctime::public_bool(inf) {
             return None;
         }

@@ -4,7 +4,7 @@
 //! QB = [H1(IDB ‖ hid)]P1 + Ppub-e, C = [r]QB, w = e(Ppub-e, P2)^r,
 //! K = KDF(C ‖ w ‖ IDB, klen); the recipient recomputes w = e(C, deB).
 
-use super::fp::Fn;
+use super::fp::Scalar;
 use super::g1::{self, G1Affine, G1};
 use super::g2::{self, G2Affine, P2};
 use super::gt::{Gt, GtTable};
@@ -22,7 +22,7 @@ pub const HID_EXCH: u8 = 2;
 
 /// An encryption master key ke with Ppub-e = [ke]P1.
 pub struct EncMasterKey {
-    ke: Fn,
+    ke: Scalar,
     public: EncMasterPublicKey,
 }
 
@@ -47,9 +47,9 @@ impl EncMasterKey {
         Ok(Self::from_scalar(scalar_from_bytes(b, "SM9 encryption master key")?))
     }
 
-    fn from_scalar(ke: Fn) -> Self {
+    fn from_scalar(ke: Scalar) -> Self {
         let mut l = Zeroizing::new(ke.to_canonical());
-        let ppub = super::p1_table().mul_ct(&l).to_affine_public().expect("ke in [1, n-1]");
+        let ppub = super::p1_table().mul(&l).to_affine_public().expect("ke in [1, n-1]");
         l.zeroize();
         EncMasterKey { ke, public: EncMasterPublicKey { ppub, prepared: None } }
     }
@@ -70,7 +70,7 @@ impl EncMasterKey {
         }
         let mut t2 = Zeroizing::new(self.ke.mul(&t1.invert()).to_canonical());
         // t2 ≠ 0, so deB is never the identity; deB stays secret.
-        let de = super::p2_table().mul_ct(&t2).to_affine_ct().0;
+        let de = super::p2_table().mul(&t2).to_affine_masked().0;
         t2.zeroize();
         Ok(EncPrivateKey { de, mpk: self.public.clone(), uid: Some(uid.to_vec()), lines: None })
     }
@@ -136,29 +136,29 @@ impl EncMasterPublicKey {
         }
     }
 
-    pub(crate) fn g_pow(&self, k: &Fn) -> Gt {
+    pub(crate) fn g_pow(&self, k: &Scalar) -> Gt {
         match &self.prepared {
             Some(p) => Gt::pow_table(&p.g_table, k),
-            None => self.g().pow_ct(k),
+            None => self.g().pow(k),
         }
     }
 
     /// QB = [H1(ID ‖ hid)]P1 + Ppub-e (public).
     pub fn user_point(&self, uid: &[u8], hid: u8) -> G1 {
         let h = h1(uid, hid);
-        super::p1_table().mul_ct(&h.to_canonical()).add(&self.ppub.to_jacobian())
+        super::p1_table().mul(&h.to_canonical()).add(&self.ppub.to_jacobian())
     }
 
     /// [r]QB for a secret r: [r·h1]P1 + [r]Ppub-e from two fixed-base tables
     /// when prepared, else a fixed window over QB.
-    pub(crate) fn mul_user_point(&self, uid: &[u8], hid: u8, r: &Fn) -> Result<G1Affine> {
+    pub(crate) fn mul_user_point(&self, uid: &[u8], hid: u8, r: &Scalar) -> Result<G1Affine> {
         let mut rl = Zeroizing::new(r.to_canonical());
         let c = match &self.prepared {
             Some(p) => {
                 let mut rh = Zeroizing::new(r.mul(&h1(uid, hid)).to_canonical());
-                let a = super::p1_table().mul_ct(&rh);
+                let a = super::p1_table().mul(&rh);
                 rh.zeroize();
-                a.add(&p.ppub_table.mul_ct(&rl))
+                a.add(&p.ppub_table.mul(&rl))
             }
             None => mul_fixed_window(&self.user_point(uid, hid), &rl),
         };
@@ -173,7 +173,7 @@ impl EncMasterPublicKey {
         uid: &[u8],
         hid: u8,
         length: usize,
-        r: &Fn,
+        r: &Scalar,
     ) -> Result<Option<Encapsulated>> {
         let c = self.mul_user_point(uid, hid, r)?;
         let cb = g1::encode(&c);
@@ -276,7 +276,7 @@ impl EncPrivateKey {
     }
 
     /// e(C, deB), constant time in deB.
-    pub(crate) fn pair_with(&self, c: &G1Affine) -> Gt {
+    pub(crate) fn pair(&self, c: &G1Affine) -> Gt {
         match &self.lines {
             Some(l) => Gt(multi_pairing_prepared(&[(c, l)])),
             None => Gt(pairing(c, &self.de)),
@@ -295,7 +295,7 @@ impl EncPrivateKey {
         check_kdf_len(length)?;
         let uid = self.resolve_uid(uid)?;
         let cp = g1::decode(c, "SM9 encapsulated key").map_err(|_| Error::DecryptionFailed)?;
-        let mut w = self.pair_with(&cp);
+        let mut w = self.pair(&cp);
         let mut wb = Zeroizing::new(w.to_bytes());
         w.zeroize();
         let mut k = Zeroizing::new(vec![0u8; length]);

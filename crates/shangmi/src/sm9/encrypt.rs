@@ -8,7 +8,7 @@
 
 use super::der;
 use super::enc::{EncMasterPublicKey, EncPrivateKey};
-use super::fp::Fn;
+use super::fp::Scalar;
 use super::g1;
 use super::hash::random_scalar;
 use crate::sm3;
@@ -86,13 +86,13 @@ fn k1_len(cipher: Cipher, mlen: usize) -> usize {
 }
 
 /// Encryption with a given r and IV (tests inject both); `None` when K1 is all zero (retry).
-pub(crate) fn encrypt_with(
+pub(crate) fn encrypt_injected(
     mpk: &EncMasterPublicKey,
     msg: &[u8],
     uid: &[u8],
     hid: u8,
     opts: Options,
-    r: &Fn,
+    r: &Scalar,
     iv: &[u8; 16],
 ) -> Result<Option<Vec<u8>>> {
     let c1 = mpk.mul_user_point(uid, hid, r)?;
@@ -113,7 +113,7 @@ pub(crate) fn encrypt_with(
         Cipher::Sm4Ecb => sm4::modes::ecb_encrypt(&Sm4::from_slice(k1)?, msg, true)?,
         Cipher::Sm4Cbc => {
             let mut out = iv.to_vec();
-            out.extend_from_slice(&sm4::modes::cbc_encrypt_with(&Sm4::from_slice(k1)?, iv, msg, true)?);
+            out.extend_from_slice(&sm4::modes::cbc_encrypt_expanded(&Sm4::from_slice(k1)?, iv, msg, true)?);
             out
         }
     };
@@ -150,7 +150,7 @@ pub fn encrypt(mpk: &EncMasterPublicKey, msg: &[u8], uid: &[u8], hid: u8, opts: 
         if opts.cipher == Cipher::Sm4Cbc {
             crate::rand::fill(&mut iv)?;
         }
-        let out = encrypt_with(mpk, msg, uid, hid, opts, &r, &iv);
+        let out = encrypt_injected(mpk, msg, uid, hid, opts, &r, &iv);
         r.zeroize();
         if let Some(c) = out? {
             return Ok(c);
@@ -215,7 +215,7 @@ pub fn decrypt(key: &EncPrivateKey, ct: &[u8], uid: Option<&[u8]>, opts: Options
             16
         }
     };
-    let mut w = key.pair_with(&c1);
+    let mut w = key.pair(&c1);
     let mut wb = Zeroizing::new(w.to_bytes());
     w.zeroize();
     let mut k = Zeroizing::new(vec![0u8; k1len + K2_LEN]);
@@ -236,7 +236,7 @@ pub fn decrypt(key: &EncPrivateKey, ct: &[u8], uid: Option<&[u8]>, opts: Options
         Cipher::Sm4Cbc => {
             let mut iv = [0u8; 16];
             iv.copy_from_slice(&c2[..16]);
-            sm4::modes::cbc_decrypt_with(&Sm4::from_slice(k1)?, &iv, &c2[16..], true)
+            sm4::modes::cbc_decrypt_expanded(&Sm4::from_slice(k1)?, &iv, &c2[16..], true)
                 .map_err(|_| Error::DecryptionFailed)?
         }
     };

@@ -1,4 +1,4 @@
-//! SM9's base field Fp and scalar field Fn (BN256 with t = 0x600000000058F98A),
+//! SM9's base field Fp and scalar field Scalar (BN256 with t = 0x600000000058F98A),
 //! both on the shared Montgomery arithmetic of [`crate::arith`].
 //!
 //! p = 36t⁴ + 36t³ + 24t² + 6t + 1 and n = 36t⁴ + 36t³ + 18t² + 6t + 1
@@ -39,13 +39,13 @@ impl Modulus for Sm9P {
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn mod_add(a: &Limbs, b: &Limbs) -> Limbs {
-        super::fp_asm::add_mod_p(a, b)
+        super::fp_asm::add_mod_p(a, b, &Self::M)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn mod_sub(a: &Limbs, b: &Limbs) -> Limbs {
-        super::fp_asm::sub_mod_p(a, b)
+        super::fp_asm::sub_mod_p(a, b, &Self::M)
     }
 }
 
@@ -59,7 +59,7 @@ impl Modulus for Sm9N {
 /// An element of Fp.
 pub type Fp = Fe<Sm9P>;
 /// An element of Z/nZ (scalars).
-pub type Fn = Fe<Sm9N>;
+pub type Scalar = Fe<Sm9N>;
 
 /// The BN parameter t.
 pub const T: u64 = 0x600000000058f98a;
@@ -188,5 +188,45 @@ mod tests {
         }
         // −2 is a non-residue.
         assert!(fp_sqrt_vartime(&fp_small(2).neg()).is_none());
+    }
+}
+
+/// The assembly add/sub against the generic carry-chain versions.
+#[cfg(all(test, target_arch = "x86_64"))]
+mod asm_tests {
+    use super::Sm9P;
+    use crate::arith::{add_mod, sub_mod, Limbs, Modulus};
+    use crate::sm9::fp_asm::{add_mod_p, sub_mod_p};
+    const P: Limbs = Sm9P::M;
+
+    #[test]
+    fn asm_add_sub_match_generic() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let pm1 = crate::arith::sub_limbs(&Sm9P::M, &[1, 0, 0, 0]).0;
+        let mut edge = vec![[0u64; 4], [1, 0, 0, 0], pm1, [u64::MAX, 0, 0, 0]];
+        for _ in 0..2000 {
+            let mut x = [next(), next(), next(), next()];
+            x[3] %= Sm9P::M[3];
+            edge.push(x);
+        }
+        for (i, a) in edge.iter().enumerate() {
+            let b = &edge[(i * 7 + 3) % edge.len()];
+            for (x, y) in [(a, b), (b, a), (a, a)] {
+                assert_eq!(add_mod_p(x, y, &P), add_mod(x, y, &P));
+                assert_eq!(sub_mod_p(x, y, &P), sub_mod(x, y, &P));
+            }
+        }
+        assert_eq!(add_mod_p(&pm1, &pm1, &P), sub_limbs_p(&pm1));
+    }
+
+    /// p − 2 = (p − 1) + (p − 1) mod p.
+    fn sub_limbs_p(pm1: &Limbs) -> Limbs {
+        crate::arith::sub_limbs(pm1, &[1, 0, 0, 0]).0
     }
 }

@@ -1,23 +1,21 @@
-//! Addition and subtraction modulo SM9's p in x86-64 assembly: straight-line
+//! Addition and subtraction modulo a 256-bit p (SM9's; its top bit is set,
+//! so sums carry out of 256 bits) in x86-64 assembly: straight-line
 //! carry chains with CMOV selection, so no compiler can turn the reduction
 //! into a branch and no optimisation barrier is needed between the limbs.
 //! Only base x86-64 instructions (valgrind runs them in the ctime harness).
 
 #![cfg(target_arch = "x86_64")]
 
-use super::fp::Sm9P;
-use crate::arith::{Limbs, Modulus};
+use crate::arith::Limbs;
 
-static P: [u64; 4] = Sm9P::M;
-
-/// (a + b) mod p for a, b < p. The sum may carry out of 256 bits (p's top
+/// (a + b) mod p for a, b < p (`p` odd, any 256-bit value). The sum may carry out of 256 bits (p's top
 /// bit is set): the carry word joins the borrow chain of the subtraction of
 /// p, and the unreduced sum is kept exactly when that chain borrows.
 #[inline(always)]
-pub fn add_mod_p(a: &Limbs, b: &Limbs) -> Limbs {
+pub fn add_mod_p(a: &Limbs, b: &Limbs, p: &Limbs) -> Limbs {
     let (mut r0, mut r1, mut r2, mut r3) = (a[0], a[1], a[2], a[3]);
     // SAFETY: plain register arithmetic plus reads of `b` (32 bytes) and
-    // the static P (32 bytes); no stack use; flags clobbered.
+    // `p` (32 bytes); no stack use; flags clobbered.
     unsafe {
         core::arch::asm!(
             "xor {c:e}, {c:e}",
@@ -31,7 +29,7 @@ pub fn add_mod_p(a: &Limbs, b: &Limbs) -> Limbs {
             t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _,
             c = out(reg) _,
             b = in(reg) b.as_ptr(),
-            p = in(reg) P.as_ptr(),
+            p = in(reg) p.as_ptr(),
             options(pure, readonly, nostack),
         );
     }
@@ -41,7 +39,7 @@ pub fn add_mod_p(a: &Limbs, b: &Limbs) -> Limbs {
 /// (a − b) mod p for a, b < p: the borrow of a − b becomes an all-ones
 /// mask that selects p to add back.
 #[inline(always)]
-pub fn sub_mod_p(a: &Limbs, b: &Limbs) -> Limbs {
+pub fn sub_mod_p(a: &Limbs, b: &Limbs, p: &Limbs) -> Limbs {
     let (mut r0, mut r1, mut r2, mut r3) = (a[0], a[1], a[2], a[3]);
     // SAFETY: as in add_mod_p.
     unsafe {
@@ -55,46 +53,9 @@ pub fn sub_mod_p(a: &Limbs, b: &Limbs) -> Limbs {
             t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _,
             m = out(reg) _,
             b = in(reg) b.as_ptr(),
-            p = in(reg) P.as_ptr(),
+            p = in(reg) p.as_ptr(),
             options(pure, readonly, nostack),
         );
     }
     [r0, r1, r2, r3]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::arith::{add_mod, sub_mod};
-
-    #[test]
-    fn asm_add_sub_match_generic() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        let pm1 = crate::arith::sub_limbs(&Sm9P::M, &[1, 0, 0, 0]).0;
-        let mut edge = vec![[0u64; 4], [1, 0, 0, 0], pm1, [u64::MAX, 0, 0, 0]];
-        for _ in 0..2000 {
-            let mut x = [next(), next(), next(), next()];
-            x[3] %= Sm9P::M[3];
-            edge.push(x);
-        }
-        for (i, a) in edge.iter().enumerate() {
-            let b = &edge[(i * 7 + 3) % edge.len()];
-            for (x, y) in [(a, b), (b, a), (a, a)] {
-                assert_eq!(add_mod_p(x, y), add_mod(x, y, &Sm9P::M));
-                assert_eq!(sub_mod_p(x, y), sub_mod(x, y, &Sm9P::M));
-            }
-        }
-        assert_eq!(add_mod_p(&pm1, &pm1), sub_limbs_p(&pm1));
-    }
-
-    /// p − 2 = (p − 1) + (p − 1) mod p.
-    fn sub_limbs_p(pm1: &Limbs) -> Limbs {
-        crate::arith::sub_limbs(pm1, &[1, 0, 0, 0]).0
-    }
 }

@@ -3,8 +3,8 @@
 //! exponentiations: constant-time fixed window for secret exponents and a
 //! fixed-base comb table for a fixed element (g of a master public key).
 
-use super::fp::Fn;
 use super::fp::Fp;
+use super::fp::Scalar;
 use super::fp12::Fp12;
 use super::window::{mul_fixed_window, FixedBaseTable, WindowGroup, Words, ENTRIES};
 use subtle::{Choice, ConditionallySelectable};
@@ -96,7 +96,7 @@ impl Gt {
     }
 
     /// self^k for a secret k, constant time.
-    pub fn pow_ct(&self, k: &Fn) -> Self {
+    pub fn pow(&self, k: &Scalar) -> Self {
         let mut l = k.to_canonical();
         let r = mul_fixed_window(self, &l);
         l.zeroize();
@@ -108,9 +108,9 @@ impl Gt {
     }
 
     /// self^k via a fixed-base table of self.
-    pub fn pow_table(t: &GtTable, k: &Fn) -> Self {
+    pub fn pow_table(t: &GtTable, k: &Scalar) -> Self {
         let mut l = k.to_canonical();
-        let r = t.mul_ct(&l);
+        let r = t.mul(&l);
         l.zeroize();
         r
     }

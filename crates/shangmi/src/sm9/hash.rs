@@ -1,7 +1,7 @@
 //! H1 and H2 (GM/T 0044 5.3.2.2 / 5.4.2.3): hash to [1, n−1], and the
 //! scalar helpers built on the same reduction.
 
-use super::fp::{Fn, Sm9N};
+use super::fp::{Scalar, Sm9N};
 use crate::arith::{final_sub, limbs_from_be, Limbs, Modulus};
 use crate::sm3::Sm3;
 use crate::{Error, Result};
@@ -17,7 +17,7 @@ const HLEN: usize = 40;
 /// (v mod (n − 1)) + 1 for a big-endian byte string v, constant time in v
 /// (bit-serial: r ← 2r + bit, minus n − 1 when that overflows it; n − 1 is
 /// even, so Montgomery reduction does not apply).
-pub fn reduce_to_range(v: &[u8]) -> Fn {
+pub fn reduce_to_range(v: &[u8]) -> Scalar {
     let m = N_MINUS_1;
     let mut r: Limbs = [0; 4];
     for byte in v {
@@ -29,13 +29,13 @@ pub fn reduce_to_range(v: &[u8]) -> Fn {
         }
     }
     let (s, _) = crate::arith::add_limbs(&r, &[1, 0, 0, 0]);
-    let out = Fn::from_canonical(&s);
+    let out = Scalar::from_canonical(&s);
     r.zeroize();
     out
 }
 
 /// Hn(Z) for prefix 0x01 (H1) or 0x02 (H2), Z given in parts.
-fn hash_to_range(prefix: u8, parts: &[&[u8]]) -> Fn {
+fn hash_to_range(prefix: u8, parts: &[&[u8]]) -> Scalar {
     let mut base = Sm3::new();
     base.update(&[prefix]);
     for p in parts {
@@ -48,17 +48,17 @@ fn hash_to_range(prefix: u8, parts: &[&[u8]]) -> Fn {
 }
 
 /// H1(ID ‖ hid, n).
-pub fn h1(id: &[u8], hid: u8) -> Fn {
+pub fn h1(id: &[u8], hid: u8) -> Scalar {
     hash_to_range(1, &[id, &[hid]])
 }
 
 /// H2(M ‖ w, n) with w the 384-byte GT encoding.
-pub fn h2(msg: &[u8], w: &[u8]) -> Fn {
+pub fn h2(msg: &[u8], w: &[u8]) -> Scalar {
     hash_to_range(2, &[msg, w])
 }
 
 /// A uniformly random scalar in [1, n − 1] from 40 OS-random bytes (bias below 2⁻⁶⁴).
-pub fn random_scalar() -> Result<Fn> {
+pub fn random_scalar() -> Result<Scalar> {
     let mut b = Zeroizing::new([0u8; HLEN]);
     crate::rand::fill(&mut b[..])?;
     crate::ctime::classify(&b[..]);
@@ -66,7 +66,7 @@ pub fn random_scalar() -> Result<Fn> {
 }
 
 /// A big-endian 32-byte scalar in [1, n − 1]; `what` names it in the error.
-pub fn scalar_from_bytes(b: &[u8], what: &str) -> Result<Fn> {
+pub fn scalar_from_bytes(b: &[u8], what: &str) -> Result<Scalar> {
     if b.len() != 32 {
         return Err(Error::invalid_key(format!("{what} must be 32 bytes, got {}", b.len())));
     }
@@ -78,12 +78,12 @@ pub fn scalar_from_bytes(b: &[u8], what: &str) -> Result<Fn> {
     if !crate::ctime::public_bool(ok) {
         return Err(Error::invalid_key(format!("{what} must be in [1, n-1]")));
     }
-    let out = Fn::from_canonical(&l);
+    let out = Scalar::from_canonical(&l);
     l.zeroize();
     Ok(out)
 }
 
 /// A signature's h: 32 bytes in [1, n − 1] (public; reported as an invalid signature).
-pub fn h_from_bytes(b: &[u8]) -> Option<Fn> {
+pub fn h_from_bytes(b: &[u8]) -> Option<Scalar> {
     scalar_from_bytes(b, "h").ok()
 }

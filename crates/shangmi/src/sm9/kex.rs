@@ -7,7 +7,7 @@
 //! SB = SM3(0x82 ‖ g1 ‖ SM3(g2 ‖ g3 ‖ IDA ‖ IDB ‖ RA ‖ RB)), SA the same with 0x83.
 
 use super::enc::{check_kdf_len, EncMasterPublicKey, EncPrivateKey};
-use super::fp::Fn;
+use super::fp::Scalar;
 use super::g1::{self, G1Affine};
 use super::gt::Gt;
 use super::hash::random_scalar;
@@ -19,7 +19,7 @@ use zeroize::{Zeroize, Zeroizing};
 /// One party's state for one exchange; the ephemeral rA/rB serves one `compute`.
 pub struct KeyExchange {
     role: Role,
-    r: Fn,
+    r: Scalar,
     ephemeral: G1Affine,
     own: EncPrivateKey,
     mpk: EncMasterPublicKey,
@@ -53,7 +53,7 @@ impl KeyExchange {
         mpk: &EncMasterPublicKey,
         uid: &[u8],
         peer_uid: &[u8],
-        r: Fn,
+        r: Scalar,
     ) -> Result<Self> {
         let ephemeral = mpk.mul_user_point(peer_uid, super::enc::HID_EXCH, &r)?;
         Ok(KeyExchange {
@@ -90,8 +90,8 @@ impl KeyExchange {
         let own_r = g1::encode_xy(&self.ephemeral);
         let peer_r = g1::encode_xy(&peer);
         let mut from_g = self.mpk.g_pow(&self.r);
-        let mut paired = self.own.pair_with(&peer);
-        let mut cubed: Gt = paired.pow_ct(&self.r);
+        let mut paired = self.own.pair(&peer);
+        let mut cubed: Gt = paired.pow(&self.r);
         self.r.zeroize();
         let (ga, gb) = (from_g.to_bytes(), paired.to_bytes());
         let mut g3 = Zeroizing::new(cubed.to_bytes());

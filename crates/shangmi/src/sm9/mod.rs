@@ -1,7 +1,7 @@
 //! SM9 (GB/T 38635, GM/T 0044): identity-based signatures, encryption, key
 //! encapsulation and key exchange on the BN256 curve with t = 0x600000000058F98A.
 //!
-//! Layers, bottom up: [`fp`] (Fp, Fn on `arith`), [`fp2`], [`fp4`], [`fp12`]
+//! Layers, bottom up: [`fp`] (Fp, Scalar on `arith`), [`fp2`], [`fp4`], [`fp12`]
 //! (the standard's tower, so its byte order needs no conversion), [`curve`]
 //! (a = 0 point formulas over Fp and Fp2), [`g1`], [`g2`], [`pairing`] and
 //! [`final_exp`], then the schemes.
@@ -64,7 +64,7 @@ pub mod testing {
     use super::*;
     use crate::{Error, Result};
 
-    fn scalar(r: &[u8]) -> Result<fp::Fn> {
+    fn scalar(r: &[u8]) -> Result<fp::Scalar> {
         let mut b = [0u8; 32];
         if r.len() > 32 {
             return Err(Error::invalid("r longer than 32 bytes"));
@@ -86,7 +86,7 @@ pub mod testing {
         r: &[u8],
         iv: &[u8; 16],
     ) -> Result<Vec<u8>> {
-        encrypt::encrypt_with(mpk, msg, uid, hid, opts, &scalar(r)?, iv)?
+        encrypt::encrypt_injected(mpk, msg, uid, hid, opts, &scalar(r)?, iv)?
             .ok_or_else(|| Error::invalid("this r gives K1 = 0"))
     }
 

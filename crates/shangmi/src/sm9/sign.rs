@@ -6,7 +6,7 @@
 //! precomputed for P2 always, for Ppub-s once the key is prepared).
 
 use super::der;
-use super::fp::Fn;
+use super::fp::Scalar;
 use super::g1::{self, G1Affine, G1, P1};
 use super::g2::{self, G2Affine};
 use super::gt::{Gt, GtTable};
@@ -23,7 +23,7 @@ pub const HID_SIGN: u8 = 1;
 
 /// A signature master key ks with its public key Ppub-s = [ks]P2.
 pub struct SignMasterKey {
-    ks: Fn,
+    ks: Scalar,
     public: SignMasterPublicKey,
 }
 
@@ -49,9 +49,9 @@ impl SignMasterKey {
         Ok(Self::from_scalar(scalar_from_bytes(b, "SM9 sign master key")?))
     }
 
-    fn from_scalar(ks: Fn) -> Self {
+    fn from_scalar(ks: Scalar) -> Self {
         let mut l = Zeroizing::new(ks.to_canonical());
-        let ppub = super::p2_table().mul_ct(&l).to_affine_public().expect("ks in [1, n-1]");
+        let ppub = super::p2_table().mul(&l).to_affine_public().expect("ks in [1, n-1]");
         l.zeroize();
         SignMasterKey { ks, public: SignMasterPublicKey { ppub, prepared: None } }
     }
@@ -73,7 +73,7 @@ impl SignMasterKey {
         }
         let mut t2 = Zeroizing::new(self.ks.mul(&t1.invert()).to_canonical());
         // t2 ≠ 0, so dsA is never the identity; dsA stays secret.
-        let ds = super::p1_table().mul_ct(&t2).to_affine_ct().0;
+        let ds = super::p1_table().mul(&t2).to_affine_masked().0;
         t2.zeroize();
         Ok(SignPrivateKey { ds, mpk: self.public.clone(), table: None })
     }
@@ -143,10 +143,10 @@ impl SignMasterPublicKey {
         }
     }
 
-    fn g_pow(&self, k: &Fn) -> Gt {
+    fn g_pow(&self, k: &Scalar) -> Gt {
         match &self.prepared {
             Some(p) => Gt::pow_table(&p.g_table, k),
-            None => self.g().pow_ct(k),
+            None => self.g().pow(k),
         }
     }
 
@@ -161,7 +161,7 @@ impl SignMasterPublicKey {
         let hs = mul_fixed_window(&sig.s.to_jacobian(), &hid1.to_canonical())
             .to_affine_vartime()
             .ok_or(Error::InvalidSignature)?;
-        let t = super::p1_table().mul_ct(&h.to_canonical()).add(&sig.s.to_jacobian()).to_affine_vartime();
+        let t = super::p1_table().mul(&h.to_canonical()).add(&sig.s.to_jacobian()).to_affine_vartime();
         let owned;
         let lines = match &self.prepared {
             Some(p) => &p.lines,
@@ -249,7 +249,7 @@ impl SignPrivateKey {
 
     /// The signature for a given r, or `None` when l = r − h ≡ 0 (retry
     /// with another r; the branch reveals only that event).
-    pub(crate) fn sign_with_r(&self, msg: &[u8], r: &Fn) -> Option<Signature> {
+    pub(crate) fn sign_with_r(&self, msg: &[u8], r: &Scalar) -> Option<Signature> {
         let mut w = self.mpk.g_pow(r);
         let mut wb = Zeroizing::new(w.to_bytes());
         w.zeroize();
@@ -263,7 +263,7 @@ impl SignPrivateKey {
         let mut ll = Zeroizing::new(l.to_canonical());
         l.zeroize();
         let s = match &self.table {
-            Some(t) => t.mul_ct(&ll),
+            Some(t) => t.mul(&ll),
             None => mul_fixed_window(&self.ds.to_jacobian(), &ll),
         };
         ll.zeroize();

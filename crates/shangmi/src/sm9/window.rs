@@ -112,7 +112,7 @@ impl<G: WindowGroup> FixedBaseTable<G> {
     }
 
     /// [k]B for a secret k (any 256-bit value, reduced mod n), constant time.
-    pub fn mul_ct(&self, k: &Limbs) -> G {
+    pub fn mul(&self, k: &Limbs) -> G {
         let mut d = digits(k);
         let mut acc = G::lookup(&self.rows[0], d[0].0).cneg(d[0].1);
         for (i, (row, &(idx, neg))) in self.rows.iter().zip(d.iter()).enumerate().skip(1) {
