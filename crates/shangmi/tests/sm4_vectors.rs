@@ -2,21 +2,23 @@
 //! SM4-GCM/CCM files, on every backend this CPU can run (each backend is
 //! selected explicitly, whatever SHANGMI_CPU_DISABLE masks).
 
-use serde_json::Value;
+mod common;
+
+use common::Value;
 use shangmi::sm4::{self, Backend, Ccm, Gcm, Sm4, Xts, XtsStandard};
 use shangmi::Error;
 
 fn load(rel: &str) -> Value {
-    let path = format!("{}/../../tests/vectors/{rel}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    common::json(rel)
 }
 
+/// Field `k` as hex bytes; an absent field (no AAD, empty message) is empty.
 fn hx(v: &Value, k: &str) -> Vec<u8> {
-    hex::decode(v[k].as_str().unwrap_or("")).unwrap()
+    v.get(k).map_or_else(Vec::new, common::hexv)
 }
 
 fn key16(v: &[u8]) -> [u8; 16] {
-    v.try_into().unwrap()
+    common::arr(v)
 }
 
 fn entries<'a>(d: &'a Value, k: &str) -> &'a Vec<Value> {

@@ -2,20 +2,22 @@
 //! each entry keeping its `source`), byte for byte, with the random values
 //! injected through the test-only hooks.
 
+mod common;
+
 use shangmi::sm9::testing;
 use shangmi::sm9::*;
 
-fn vectors() -> serde_json::Value {
-    let s = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/sm9.json")).unwrap();
-    serde_json::from_str(&s).unwrap()
+fn vectors() -> common::Value {
+    common::json("sm9.json")
 }
 
-fn h(v: &serde_json::Value) -> Vec<u8> {
-    hex::decode(v.as_str().unwrap()).unwrap()
+fn h(v: &common::Value) -> Vec<u8> {
+    common::hexv(v)
 }
 
-fn gt(v: &serde_json::Value) -> Vec<u8> {
-    v.as_array().unwrap().iter().flat_map(|x| hex::decode(x.as_str().unwrap()).unwrap()).collect()
+/// A GT element given as an array of hex coefficients, concatenated.
+fn gt(v: &common::Value) -> Vec<u8> {
+    v.as_array().unwrap().iter().flat_map(common::hexv).collect()
 }
 
 #[test]
