@@ -264,14 +264,15 @@ class SignaturePool:
 
 
 class PrivateKey(SecretKeyMixin):
-    """An SM2 private key d (1 ≤ d ≤ n-2), with its public key, default Z and
-    (1+d)⁻¹ computed once. The secret leaves only through :meth:`to_bytes`,
-    :meth:`to_der` and :meth:`to_pem`."""
+    """An SM2 private key d (1 ≤ d ≤ n-2). Making one computes d·G only; its
+    public key, default Z and (1+d)⁻¹ are each computed once, on first use.
+    The secret leaves only through :meth:`to_bytes`, :meth:`to_der` and
+    :meth:`to_pem`."""
 
     __slots__ = ("_key", "_public")
     _SECRET_NAME = "SM2 private keys"
     _key: _native.Sm2PrivateKey
-    _public: PublicKey
+    _public: PublicKey | None
 
     def __init__(self) -> None:
         raise ShangmiTypeError("use PrivateKey.generate / from_bytes / from_pem / from_der")
@@ -280,7 +281,7 @@ class PrivateKey(SecretKeyMixin):
     def _wrap(cls, key: _native.Sm2PrivateKey) -> PrivateKey:
         obj = object.__new__(cls)
         obj._key = key
-        obj._public = PublicKey._wrap(key.public_key())
+        obj._public = None
         return obj
 
     # -- construction and export ------------------------------------------------
@@ -377,8 +378,11 @@ class PrivateKey(SecretKeyMixin):
         return self._key.to_pem(pw, None, encryption)
 
     def public_key(self) -> PublicKey:
-        """The matching public key (computed once, when the key was made)."""
-        return self._public
+        """The matching public key (computed on the first call, then cached)."""
+        pub = self._public
+        if pub is None:
+            pub = self._public = PublicKey._wrap(self._key.public_key())
+        return pub
 
     # -- operations -----------------------------------------------------------------
 
@@ -426,7 +430,7 @@ class PrivateKey(SecretKeyMixin):
     # -- Python protocol -------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return f"<shangmi.sm2.PrivateKey for {self._public.to_bytes(compressed=True).hex()}>"
+        return f"<shangmi.sm2.PrivateKey for {self.public_key().to_bytes(compressed=True).hex()}>"
 
 
 def sign_many(

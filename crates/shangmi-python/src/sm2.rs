@@ -196,8 +196,9 @@ impl Sm2PrivateKey {
         Ok(PyBytes::new(py, pem.as_bytes()))
     }
 
-    fn public_key(&self) -> Sm2PublicKey {
-        Sm2PublicKey { inner: self.inner.public_key().clone() }
+    fn public_key(&self, py: Python<'_>) -> Sm2PublicKey {
+        // The first call converts d·G to affine (an inversion).
+        Sm2PublicKey { inner: py.detach(|| self.inner.public_key().clone()) }
     }
 
     #[pyo3(signature = (message, uid, encoding, pool=None))]

@@ -31,6 +31,30 @@ fn main() {
     // A digest standing in for SM3(Z ‖ M), and a real signature over it.
     let e = pk.z(DEFAULT_UID).expect("z");
     let sig: Signature = key.sign_digest(&e).expect("sign");
+    #[cfg(feature = "test-hooks")]
+    if op == "dbl_ab" {
+        // SM2's doubling kernel against the shared a = −3 formula, alternating
+        // in this process: 21 rounds of n chained doublings each.
+        use shangmi::sm2::testing::double_chain;
+        let k = [0x5cu8; 32];
+        assert_eq!(double_chain(&k, 64, false), double_chain(&k, 64, true));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..21 {
+            for (shared, v) in [(false, &mut a), (true, &mut b)] {
+                let t = Instant::now();
+                black_box(double_chain(black_box(&k), n, shared));
+                v.push(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            }
+        }
+        a.sort_by(f64::total_cmp);
+        b.sort_by(f64::total_cmp);
+        println!(
+            "doubling ns: sm2 kernel min {:.1} median {:.1}; shared min {:.1} median {:.1}",
+            a[0], a[10], b[0], b[10]
+        );
+        println!("shared / sm2 kernel: min {:.3} median {:.3}", b[0] / a[0], b[10] / a[10]);
+        return;
+    }
     let mut f: Box<dyn FnMut()> = match op.as_str() {
         "sign" => Box::new(|| {
             black_box(key.sign_digest(&e).expect("sign"));

@@ -22,6 +22,7 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
+pub mod curve;
 mod hedged;
 mod limbs;
 mod mont;

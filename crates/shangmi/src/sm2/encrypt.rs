@@ -156,7 +156,7 @@ impl PrivateKey {
         x.copy_from_slice(&ct.c1[1..33]);
         y.copy_from_slice(&ct.c1[33..]);
         let c1 = Affine::from_xy_vartime(&x, &y).map_err(|_| Error::DecryptionFailed)?;
-        let beta = self.nonce.decrypt_blind(&x, y[31] & 1 == 1)?;
+        let beta = self.nonce().decrypt_blind(&x, y[31] & 1 == 1)?;
         let mut dl = Zeroizing::new(self.d.to_canonical());
         let mut sj = ecmult_const::mul(&c1, &dl);
         dl.zeroize();

@@ -1,11 +1,12 @@
 //! SM2 key pairs: validation, encodings, Z, and a public key's prepared comb.
 
 use super::ecmult_gen::{self, CombTable};
-use super::field::{Scalar, A_BYTES, B_BYTES, GX_BYTES, GY_BYTES, N};
+use super::field::{Fp, Scalar, Sm2P, A_BYTES, B_BYTES, GX_BYTES, GY_BYTES, N};
 use super::nonce::NonceKey;
-use super::point::Affine;
+use super::point::{Affine, Jacobian};
 use super::{classify, ctime, declassify, DEFAULT_UID, MAX_UID_LEN, PREPARED_COMB_W};
-use crate::arith::{is_zero_limbs, limbs_from_be};
+use crate::arith::{invert_blinded, is_zero_limbs, limbs_from_be, nonzero_below};
+use crate::rand::buffered_seed;
 use crate::{sm3, Error, Result};
 use std::sync::{Arc, OnceLock};
 use subtle::Choice;
@@ -175,27 +176,37 @@ impl PublicKey {
     }
 }
 
-/// An SM2 private key d ∈ [1, n−2] with its cached public key, default-uid
-/// Z, (1+d)⁻¹ and the SM3 state over d of its nonce derivation. Zeroized on
-/// drop.
+/// An SM2 private key d ∈ [1, n−2]. Construction computes d·G only (kept
+/// Jacobian); the public key's affine form, (1+d)⁻¹ and the SM3 state over d
+/// of the nonce derivation are each computed on first use, once, and shared
+/// by every thread using the key (all are deterministic functions of d, so a
+/// forked child computing them again gets the same values). Every secret
+/// field is zeroized on drop.
 pub struct PrivateKey {
     pub(super) d: Scalar,
-    pub(super) inv1pd: Scalar,
-    pub(super) public: PublicKey,
-    pub(super) z_default: [u8; 32],
-    pub(super) nonce: NonceKey,
+    /// d·G in Jacobian form. Its Z depends on the computation, so it is
+    /// treated as secret until converted (see [`Self::public_key`]).
+    point: Jacobian,
+    public: OnceLock<PublicKey>,
+    inv1pd: OnceLock<Scalar>,
+    nonce: OnceLock<NonceKey>,
 }
 
 impl core::fmt::Debug for PrivateKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "PrivateKey {{ public: {:?}, .. }}", self.public)
+        write!(f, "PrivateKey {{ public: {:?}, .. }}", self.public_key())
     }
 }
 
 impl Drop for PrivateKey {
     fn drop(&mut self) {
         self.d.zeroize();
-        self.inv1pd.zeroize();
+        self.point.zeroize();
+        if let Some(mut v) = self.inv1pd.take() {
+            v.zeroize();
+        }
+        // NonceKey wipes its SM3 state when dropped.
+        drop(self.nonce.take());
     }
 }
 
@@ -203,9 +214,9 @@ impl Clone for PrivateKey {
     fn clone(&self) -> Self {
         PrivateKey {
             d: self.d,
-            inv1pd: self.inv1pd,
+            point: self.point,
             public: self.public.clone(),
-            z_default: self.z_default,
+            inv1pd: self.inv1pd.clone(),
             nonce: self.nonce.clone(),
         }
     }
@@ -233,6 +244,7 @@ impl PrivateKey {
     }
 
     /// Range check in constant time; only the valid/invalid bit is published.
+    /// Computes d·G and nothing else.
     pub(super) fn from_secret_bytes(b: &[u8; 32]) -> Option<Self> {
         let mut l = Zeroizing::new(limbs_from_be(b));
         let n_minus_1 = crate::arith::sub_limbs(&N, &[1, 0, 0, 0]).0;
@@ -242,14 +254,9 @@ impl PrivateKey {
             return None;
         }
         let d = Scalar::from_canonical(&l);
-        let p = ecmult_gen::mul_g(&l).to_affine();
+        let point = ecmult_gen::mul_g(&l);
         l.zeroize();
-        declassify(&p);
-        let public = PublicKey::from_affine(p);
-        let inv1pd = Scalar::ONE.add(&d).invert();
-        // Z for the default uid is a hash of public data only.
-        let z_default = public.z(DEFAULT_UID).ok()?;
-        Some(PrivateKey { d, inv1pd, public, z_default, nonce: NonceKey::new(b) })
+        Some(PrivateKey { d, point, public: OnceLock::new(), inv1pd: OnceLock::new(), nonce: OnceLock::new() })
     }
 
     /// d, 32 bytes big-endian.
@@ -257,17 +264,53 @@ impl PrivateKey {
         Zeroizing::new(self.d.to_be_bytes())
     }
 
-    /// The public key d·G (computed once, at construction).
+    /// The public key d·G. The first call converts the point to affine form
+    /// (inverting Z blinded by a fresh random factor, or in constant time if
+    /// no randomness is available) and caches it; later calls return it.
     pub fn public_key(&self) -> &PublicKey {
-        &self.public
+        self.public.get_or_init(|| {
+            let zi = match blind_factor() {
+                Some(beta) => invert_blinded(&self.point.z, &beta),
+                None => self.point.z.invert(),
+            };
+            let zi2 = zi.square();
+            let p = Affine { x: self.point.x.mul(&zi2), y: self.point.y.mul(&zi2).mul(&zi) };
+            declassify(&p);
+            PublicKey::from_affine(p)
+        })
+    }
+
+    /// (1+d)⁻¹ mod n (constant time), computed on first use.
+    pub(super) fn inv1pd(&self) -> &Scalar {
+        self.inv1pd.get_or_init(|| Scalar::ONE.add(&self.d).invert())
+    }
+
+    /// The hedged-nonce key over d, computed on first use.
+    pub(super) fn nonce(&self) -> &NonceKey {
+        self.nonce.get_or_init(|| NonceKey::new(&self.to_bytes()))
     }
 
     pub(super) fn digest(&self, msg: &[u8], uid: &[u8]) -> Result<[u8; 32]> {
-        let z = if uid == DEFAULT_UID { self.z_default } else { self.public.z(uid)? };
-        Ok(sm3::hash_parts(&[&z, msg]))
+        self.public_key().digest(msg, uid)
     }
 
     pub(crate) fn scalar(&self) -> &Scalar {
         &self.d
+    }
+}
+
+/// β ∈ [1, p−1] from 32 bytes of fresh buffered OS randomness, for one
+/// blinded inversion; `None` if the OS gave no randomness.
+fn blind_factor() -> Option<Fp> {
+    loop {
+        let a = buffered_seed().ok()?;
+        let b = buffered_seed().ok()?;
+        let mut bytes = Zeroizing::new([0u8; 32]);
+        bytes[..16].copy_from_slice(&a[..]);
+        bytes[16..].copy_from_slice(&b[..]);
+        let (beta, ok) = nonzero_below::<Sm2P>(&bytes);
+        if ctime::public_bool(ok) {
+            return Some(beta);
+        }
     }
 }

@@ -104,7 +104,7 @@ impl PrivateKey {
     /// Signs a caller-computed e = SM3(Z ‖ M).
     pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature> {
         loop {
-            let (k, beta) = self.nonce.sign_pair(e)?;
+            let (k, beta) = self.nonce().sign_pair(e)?;
             let kl = Zeroizing::new(k.to_canonical());
             let mut p = ecmult_gen::mul_g(&kl);
             // Only x is needed: X·(Z⁻¹)², Z⁻¹ through the blinded inversion
@@ -127,7 +127,7 @@ impl PrivateKey {
         let mut ks = Vec::with_capacity(es.len());
         let mut pts = Vec::with_capacity(es.len());
         for e in es {
-            let k = self.nonce.sign_k(e)?;
+            let k = self.nonce().sign_k(e)?;
             let kl = Zeroizing::new(k.to_canonical());
             pts.push(ecmult_gen::mul_g(&kl));
             ks.push(k);
@@ -158,7 +158,7 @@ impl PrivateKey {
         if ctime::public_bool(r.is_zero() | kr.is_zero()) {
             return None;
         }
-        let s = self.inv1pd.mul(&kr).sub(&r);
+        let s = self.inv1pd().mul(&kr).sub(&r);
         declassify(&s);
         if bool::from(s.is_zero()) {
             return None;

@@ -121,3 +121,19 @@ fn fp(a: &[u8; 32]) -> Fp {
 fn fnn(a: &[u8; 32]) -> Scalar {
     Scalar::from_limbs_reduce(&limbs_from_be(a))
 }
+
+/// `n` chained doublings of the Jacobian point k·G, with SM2's doubling
+/// kernel (`shared` false) or the shared a = −3 formula of
+/// [`crate::arith::curve`] (`shared` true); returns the result's x, affine,
+/// big-endian (for A/B timing of the two formulas: both give the same
+/// point).
+pub fn double_chain(k: &[u8; 32], n: usize, shared: bool) -> [u8; 32] {
+    use crate::arith::curve;
+    let mut p: curve::Jacobian<Fp> = ecmult_gen::mul_g(&limbs_from_be(k)).into();
+    crate::arith::with_mul!(|b| {
+        for _ in 0..n {
+            p = if shared { curve::double_generic(b, &p) } else { super::point::double_scaled(b, &p) };
+        }
+    });
+    p.to_affine_vartime().map(|a| a.x.to_be_bytes()).unwrap_or([0; 32])
+}
