@@ -257,7 +257,7 @@ print(zuc.backend(), ct.hex() == e["ciphertext"][: 2 * len(ct)], mac.hex() == m[
 """
 
 
-@pytest.mark.parametrize("mask", ["all", "avx512f", None])
+@pytest.mark.parametrize("mask", ["all", "avx512f", "gfni", None])
 def test_backends_in_subprocess(mask: str | None) -> None:
     env = dict(os.environ)
     env.pop("SHANGMI_CPU_DISABLE", None)
@@ -270,6 +270,8 @@ def test_backends_in_subprocess(mask: str | None) -> None:
         assert name == "portable"
     elif mask == "avx512f":
         assert name in ("simd", "portable")  # portable only on CPUs without AES-NI/AVX2
+    elif mask == "gfni":
+        assert name != "gfni"
     assert (ok_ct, ok_mac, ok_many) == ("True", "True", "True")
 
 

@@ -157,6 +157,15 @@ pub(crate) fn eea3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
     iv
 }
 
+/// Clears the bits of the last byte of an EEA3 output beyond `length_bits`
+/// (3GPP TS 35.221 §3.5: the output is exactly LENGTH bits); `out` has
+/// ceil(length_bits / 8) bytes.
+pub(crate) fn clear_tail_bits(out: &mut [u8], length_bits: usize) {
+    if !length_bits.is_multiple_of(8) {
+        out[length_bits / 8] &= 0xffu8 << (8 - length_bits % 8);
+    }
+}
+
 /// The 128-EIA3 IV (3GPP TS 35.221 §4.3), with DIRECTION in bytes 8 and 14.
 pub(crate) fn eia3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
     let c = count.to_be_bytes();
