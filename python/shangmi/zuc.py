@@ -212,8 +212,8 @@ def backend() -> str:
 
     ``"gfni"`` (``"avx512"`` plus GFNI for S1, and sixteen messages at once
     in 512-bit registers for :func:`eea3_many`), ``"avx512"`` (AES-NI, AVX2,
-    PCLMULQDQ and AVX-512VL), ``"simd"`` (the same without AVX-512) or
-    ``"portable"`` (any CPU). All are constant time and give identical
+    PCLMULQDQ and AVX-512VL), ``"gfni-avx2"`` (AVX2 with GFNI for S1),
+    ``"simd"`` (AES-NI, AVX2 and PCLMULQDQ) or ``"portable"`` (any CPU). All are constant time and give identical
     results; set ``SHANGMI_CPU_DISABLE`` (``gfni``, ``avx512f``, ``all``)
     before the first import to cap the choice.
     """

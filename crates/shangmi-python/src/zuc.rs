@@ -214,7 +214,7 @@ fn zuc_eia3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResul
     Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
 }
 
-/// The backend in use: "gfni", "avx512", "simd" or "portable" (see SHANGMI_CPU_DISABLE).
+/// The backend in use: "gfni", "avx512", "gfni-avx2", "simd" or "portable" (see SHANGMI_CPU_DISABLE).
 #[pyfunction]
 fn zuc_backend() -> &'static str {
     zuc::Backend::auto().name()

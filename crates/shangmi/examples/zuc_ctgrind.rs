@@ -12,11 +12,12 @@
 //! check can fail. Run outside Valgrind the client requests are no-ops.
 //! `tests/zuc_ctgrind.rs` runs both when `valgrind` is installed.
 //!
-//! Coverage: every backend the CPU shows under Valgrind. Valgrind does not
-//! emulate AVX-512 (its CPUID hides it), so the `avx512` and `gfni` backends
-//! never run here; their instruction sequences are register-only (no branch
-//! or address depends on a key, IV or message byte: see x86_f.rs and
-//! x86_x16.rs), the same data flow as the AVX2 code this check covers.
+//! Coverage: every backend the CPU shows under Valgrind: `portable` and
+//! `simd`. Valgrind emulates neither AVX-512 nor GFNI (its CPUID hides
+//! both), so `gfni-avx2`, `avx512` and `gfni` never run here; their
+//! instruction sequences are register-only (no branch or address depends on
+//! a key, IV or message byte: see x86_f.rs, x86_many.rs and x86_x16.rs), the
+//! same data flow as the AES-NI/AVX2 code this check covers.
 
 use std::hint::black_box;
 

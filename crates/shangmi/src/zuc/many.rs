@@ -83,6 +83,7 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         use super::x86_many::{Lanes, BLOCK, LANES};
+        let gfni = backend.has_gfni();
         let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
         // Groups of two register sets of eight lanes (see Lanes::block_pair).
         for group in groups(&lens, 2 * LANES) {
@@ -93,10 +94,11 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
                 ivs[l / LANES][l % LANES] = checked[i].iv;
             }
             let pair = group.len() > LANES;
-            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
-            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0]) };
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and
+            // AES-NI, and `gfni` is set only for backends that need GFNI.
+            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0], gfni) };
             // SAFETY: as above.
-            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1]) });
+            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1], gfni) });
             keys.zeroize();
             let mut ks = [[[0u32; BLOCK]; LANES]; 2];
             let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
@@ -105,9 +107,9 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
                 let (ka, kb) = ks.split_at_mut(1);
                 match lb.as_mut() {
                     // SAFETY: as above.
-                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0]) },
+                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0], gfni) },
                     // SAFETY: as above.
-                    None => unsafe { la.block(&mut ka[0]) },
+                    None => unsafe { la.block(&mut ka[0], gfni) },
                 }
                 for (l, &i) in group.iter().enumerate() {
                     if off < lens[i] {
@@ -207,6 +209,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
         let needed: Vec<usize> = checked.iter().map(|c| (c.length_bits / 32 + BLOCK).max(2 * BLOCK)).collect();
         let mut tags = vec![[0u8; 4]; msgs.len()];
         let kernels = super::core::kernels(backend);
+        let gfni = backend.has_gfni();
         for group in groups(&needed, LANES) {
             let mut keys = [[0u8; 16]; LANES];
             let mut ivs = [[0u8; 16]; LANES];
@@ -214,8 +217,9 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
                 keys[l] = checked[i].key;
                 ivs[l] = checked[i].iv;
             }
-            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
-            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and
+            // AES-NI, and `gfni` is set only for backends that need GFNI.
+            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs, gfni) };
             keys.zeroize();
             let longest = group.iter().map(|&i| needed[i]).max().unwrap_or(0);
             // Per lane: the last two blocks of keystream and the running tag.
@@ -225,7 +229,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
             let mut have = 0;
             while have < longest {
                 // SAFETY: as above.
-                unsafe { lanes.block(&mut ks) };
+                unsafe { lanes.block(&mut ks, gfni) };
                 have += BLOCK;
                 for (l, &i) in group.iter().enumerate() {
                     if have - BLOCK >= needed[i] {

@@ -17,9 +17,10 @@
 //! A message that arrives in pieces: [`Keystream::eea3`] and
 //! [`Keystream::xor`].
 //!
-//! Backends: [`Backend::Gfni`] (AVX-512 with GFNI), [`Backend::Avx512`] and
-//! [`Backend::Simd`] (x86-64 with AVX2, AES-NI and PCLMULQDQ; the first two
-//! also use AVX-512VL rotations and three-way XORs) and
+//! Backends: [`Backend::Gfni`] (AVX-512 with GFNI), [`Backend::Avx512`],
+//! [`Backend::GfniAvx2`] and [`Backend::Simd`] (x86-64 with AVX2, AES-NI and
+//! PCLMULQDQ; the first two also use AVX-512VL rotations and three-way XORs,
+//! the GFNI ones compute S1 with GFNI) and
 //! [`Backend::Portable`]; [`Backend::auto`] picks the best available one
 //! that [`crate::cpu`] allows.
 

@@ -16,8 +16,8 @@
 //! with AVX2. With AVX-512VL (the `Avx512` backend) the rotations and
 //! three-way XORs are single VPROLVD/VPTERNLOGD instructions, which also
 //! shortens the chain (see [`f_core_avx512`]).
-//! With GFNI (the `Gfni` backend) S1 is two GFNI affine instructions
-//! instead of PRE, AESENCLAST and POST (see `f_core_gfni` in x86_f.rs).
+//! With GFNI (the `GfniAvx2` and `Gfni` backends) S1 is two GFNI affine
+//! instructions instead of PRE, AESENCLAST and POST (see x86_f.rs).
 //!
 //! S-boxes without table lookups (constant time):
 //! * S0(x) = Q3[t1] ^ (t2 << 1) with t2 = P1[lo] ^ hi, t1 = P2[t2] ^ lo, where
@@ -37,9 +37,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::backend::{Backend, Generator, Kernels};
 use super::spec::{self, BATCH};
-use crate::cpu::{AesAvx2, Avx512Vl, GfniAvx512, Token};
+use crate::cpu::{AesAvx2, Avx512Vl, GfniAvx2, GfniAvx512, Token};
 
-use super::x86_f::{f_core, f_update, load16, FConsts, AVX2, AVX512, GFNI};
+use super::x86_f::{f_core, f_update, load16, FConsts, AVX2, AVX2_GFNI, AVX512, GFNI};
 
 /// The keystream generator state of the SIMD backend.
 ///
@@ -77,7 +77,7 @@ impl Stream {
     /// # Safety
     /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
     /// With `form` AVX512 it must also support AVX-512F and AVX-512VL, with
-    /// GFNI those and GFNI.
+    /// GFNI those and GFNI, with AVX2_GFNI GFNI.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
     pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32, form: u8) -> Box<Stream> {
         let mut st = Box::new(Stream {
@@ -220,6 +220,7 @@ impl Stream {
         unsafe {
             match self.form {
                 GFNI => self.run_f_gfni(start, end),
+                AVX2_GFNI => self.run_f_avx2_gfni(start, end),
                 AVX512 => self.run_f_avx512(start, end),
                 _ => self.run_f_avx2(start, end),
             }
@@ -252,6 +253,14 @@ impl Stream {
     unsafe fn run_f_avx512(&mut self, start: usize, end: usize) {
         // SAFETY: same features as this function.
         unsafe { self.run_f::<AVX512>(start, end) }
+    }
+
+    /// # Safety
+    /// GFNI must have been detected.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1,gfni")]
+    unsafe fn run_f_avx2_gfni(&mut self, start: usize, end: usize) {
+        // SAFETY: same features as this function.
+        unsafe { self.run_f::<AVX2_GFNI>(start, end) }
     }
 
     /// # Safety
@@ -459,7 +468,7 @@ impl Kernels for SimdKernels {
 /// this CPU runs (`None` otherwise: the caller keeps the portable one).
 pub(crate) fn generator(backend: Backend, lfsr: &[u32; 16], r1: u32, r2: u32) -> Option<Box<dyn Generator>> {
     let token = match backend {
-        Backend::Simd | Backend::Avx512 | Backend::Gfni => AesAvx2::get()?,
+        Backend::Simd | Backend::GfniAvx2 | Backend::Avx512 | Backend::Gfni => AesAvx2::get()?,
         Backend::Portable => return None,
     };
     let form = match backend {
@@ -471,11 +480,15 @@ pub(crate) fn generator(backend: Backend, lfsr: &[u32; 16], r1: u32, r2: u32) ->
             Avx512Vl::get()?;
             AVX512
         }
+        Backend::GfniAvx2 => {
+            GfniAvx2::get()?;
+            AVX2_GFNI
+        }
         _ => AVX2,
     };
     // SAFETY: `token` proves AVX2, AES-NI, SSSE3 and SSE4.1; the AVX512 form
-    // is chosen only with a token proving AVX-512F and VL, the GFNI form only
-    // with one proving those and GFNI.
+    // is chosen only with a token proving AVX-512F and VL, the GFNI forms
+    // only with one proving GFNI (and AVX-512F/VL for the GFNI form).
     let stream = unsafe { Stream::new(lfsr, r1, r2, form) };
     Some(Box::new(Checked { stream, _token: token }))
 }

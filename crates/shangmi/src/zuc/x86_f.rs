@@ -18,6 +18,8 @@ pub(super) const AVX2: u8 = 0;
 pub(super) const AVX512: u8 = 1;
 /// The AVX-512VL form with S1 by GFNI.
 pub(super) const GFNI: u8 = 2;
+/// The AVX2 form with S1 by GFNI.
+pub(super) const AVX2_GFNI: u8 = 3;
 pub(super) const PRE_LO: [u8; 16] =
     [0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35];
 pub(super) const PRE_HI: [u8; 16] =
@@ -138,7 +140,8 @@ pub(super) unsafe fn f_core<const FORM: u8>(k: &FConsts, w: __m128i, c: __m128i)
         // SAFETY: the caller enables AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
         return unsafe { f_core_avx512(k, w, c) };
     }
-    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1.
+    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1 (and GFNI
+    // for the AVX2_GFNI form).
     unsafe {
         let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
         let y = _mm_xor_si128(
@@ -146,6 +149,18 @@ pub(super) unsafe fn f_core<const FORM: u8>(k: &FConsts, w: __m128i, c: __m128i)
             _mm_shuffle_epi8(w, k.y3),
         );
         let l = _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r));
+        if FORM == AVX2_GFNI {
+            // S1 on every byte by GFNI (see x86_x16.rs), S0 by nibble lookups,
+            // then S0's bytes picked by their mask.
+            let s1 =
+                _mm_gf2p8affineinv_epi64_epi8::<GFNI_S1_C>(_mm_gf2p8affine_epi64_epi8::<0>(l, k.gf_pre), k.gf_post);
+            let lo = _mm_and_si128(l, k.nib);
+            let hi = _mm_and_si128(_mm_srli_epi16(l, 4), k.nib);
+            let t2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
+            let t1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, t2), lo);
+            let s0 = _mm_xor_si128(_mm_shuffle_epi8(k.q3, t1), _mm_add_epi8(t2, t2));
+            return _mm_blendv_epi8(s1, s0, k.s0_mask);
+        }
 
         // S-box layer on the bytes of l.
         let lo = _mm_and_si128(l, k.nib);
@@ -260,6 +275,17 @@ unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     unsafe { f_update_with::<AVX512>(r1, r2, x1, x2) }
 }
 
+/// [`f_update`] with the AVX2 + GFNI form of F (for the tests).
+///
+/// # Safety
+/// The CPU must support AVX2, SSSE3, SSE4.1 and GFNI.
+#[cfg(test)]
+#[target_feature(enable = "avx2,ssse3,sse4.1,gfni")]
+unsafe fn f_update_avx2_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    // SAFETY: same features as this function.
+    unsafe { f_update_with::<AVX2_GFNI>(r1, r2, x1, x2) }
+}
+
 /// [`f_update`] with the GFNI form of F (for the tests).
 ///
 /// # Safety
@@ -301,6 +327,7 @@ mod tests {
         }
         let avx512 = super::super::backend::Backend::Avx512.is_available();
         let gfni = super::super::backend::Backend::Gfni.is_available();
+        let gfni_avx2 = super::super::backend::Backend::GfniAvx2.is_available();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..20_000u32 {
             // xorshift64*: deterministic, covers all bytes in all positions
@@ -319,6 +346,10 @@ mod tests {
             if gfni {
                 // SAFETY: AVX-512F/VL and GFNI checked above.
                 assert_eq!(unsafe { f_update_gfni(r1, r2, x1, x2) }, want);
+            }
+            if gfni_avx2 {
+                // SAFETY: AVX2 and GFNI checked above.
+                assert_eq!(unsafe { f_update_avx2_gfni(r1, r2, x1, x2) }, want);
             }
         }
     }

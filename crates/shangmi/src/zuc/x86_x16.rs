@@ -3,8 +3,8 @@
 //! [`super::Backend::Gfni`]'s many-message API.
 //!
 //! Same structure as the eight-lane AVX2 code (x86_many.rs), on 512-bit
-//! registers: LFSR modulo 2^31 - 1 with 31-bit rotations and an exact
-//! reduction after each addition (cells stay in [1, 2^31 - 1]), bit
+//! registers: LFSR modulo 2^31 - 1 with 31-bit rotations, lazily reduced
+//! partial sums and an exact last addition (cells stay in [1, 2^31 - 1]), bit
 //! reorganisation, L1/L2 with VPROLD and VPTERNLOGD, and the S-box layer:
 //! * S1(x) = B·inv(M·x) + 0x55, where inv is inversion in the AES field,
 //!   M the field isomorphism from S1's field (x^8+x^7+x^3+x+1) onto it and
@@ -115,6 +115,19 @@ unsafe fn add_mod(k: &Consts, a: __m512i, b: __m512i) -> __m512i {
     }
 }
 
+/// a + b mod (2^31 - 1) for a, b in [0, 2^31 - 1], result in [0, 2^31 - 1]
+/// where both 0 and 2^31 - 1 stand for 0: for partial sums that
+/// [`add_mod`] finishes (t - p wraps above t when t < p, so the unsigned
+/// minimum picks the reduced value).
+#[inline(always)]
+unsafe fn add_lazy(k: &Consts, a: __m512i, b: __m512i) -> __m512i {
+    // SAFETY: the caller enables AVX-512F.
+    unsafe {
+        let t = _mm512_add_epi32(a, b);
+        _mm512_min_epu32(t, _mm512_sub_epi32(t, k.p31))
+    }
+}
+
 /// One clock of all sixteen streams: cell j is `s[t + j]`, the new cell goes
 /// to `s[t + 16]`. Returns the keystream word Z (work mode) or W
 /// (initialisation mode, where W >> 1 also enters the LFSR).
@@ -143,33 +156,24 @@ unsafe fn step<const INIT: bool>(
         // u = rol16(m), v = rol16(n) with m = (W1 low half, W2 high half), n the other way
         let m = _mm512_mask_blend_epi16(HI16, w1, w2);
         let n = _mm512_mask_blend_epi16(HI16, w2, w1);
-        // L1(u) = u ^ rol2 ^ rol10 ^ rol18 ^ rol24 (of u), with rol_j(u) = rol_(j+16)(m)
-        let l1 = _mm512_ternarylogic_epi32::<XOR3>(
-            _mm512_ternarylogic_epi32::<XOR3>(
-                _mm512_rol_epi32::<16>(m),
-                _mm512_rol_epi32::<18>(m),
-                _mm512_rol_epi32::<26>(m),
-            ),
-            _mm512_rol_epi32::<2>(m),
-            _mm512_rol_epi32::<8>(m),
-        );
-        // L2(v) = v ^ rol8 ^ rol14 ^ rol22 ^ rol30 (of v)
-        let l2 = _mm512_ternarylogic_epi32::<XOR3>(
-            _mm512_ternarylogic_epi32::<XOR3>(
-                _mm512_rol_epi32::<16>(n),
-                _mm512_rol_epi32::<24>(n),
-                _mm512_rol_epi32::<30>(n),
-            ),
-            _mm512_rol_epi32::<6>(n),
-            _mm512_rol_epi32::<14>(n),
-        );
+        // L1(u) = u ^ rol24(u) ^ rol2(u ^ rol8(u) ^ rol16(u)) with u = rol16(m),
+        // so rol_j(u) = rol_(j+16)(m)
+        let u = _mm512_rol_epi32::<16>(m);
+        let y = _mm512_ternarylogic_epi32::<XOR3>(u, _mm512_rol_epi32::<24>(m), m);
+        let l1 = _mm512_ternarylogic_epi32::<XOR3>(u, _mm512_rol_epi32::<8>(m), _mm512_rol_epi32::<2>(y));
+        // L2(v) = v ^ rol8(v) ^ rol6(rol8(v) ^ rol16(v) ^ rol24(v)) with v = rol16(n)
+        let v8 = _mm512_rol_epi32::<24>(n);
+        let y = _mm512_ternarylogic_epi32::<XOR3>(v8, n, _mm512_rol_epi32::<8>(n));
+        let l2 = _mm512_ternarylogic_epi32::<XOR3>(_mm512_rol_epi32::<16>(n), v8, _mm512_rol_epi32::<6>(y));
         *r1 = sbox(k, l1);
         *r2 = sbox(k, l2);
         // LFSR: 2^15 s15 + 2^17 s13 + 2^21 s10 + 2^20 s4 + (1 + 2^8) s0 (+ W >> 1)
-        let a = add_mod(k, mul_pow2::<15, 16>(k, c(15)), mul_pow2::<17, 14>(k, c(13)));
-        let b = add_mod(k, mul_pow2::<21, 10>(k, c(10)), mul_pow2::<20, 11>(k, c(4)));
+        // Partial sums lazily reduced; d = 257·s0 is exact and never 0 (s0 is
+        // not 0 mod p), so the last add_mod lands in [1, 2^31 - 1].
+        let a = add_lazy(k, mul_pow2::<15, 16>(k, c(15)), mul_pow2::<17, 14>(k, c(13)));
+        let b = add_lazy(k, mul_pow2::<21, 10>(k, c(10)), mul_pow2::<20, 11>(k, c(4)));
         let d = add_mod(k, mul_pow2::<8, 23>(k, c(0)), c(0));
-        let mut next = add_mod(k, add_mod(k, a, b), d);
+        let mut next = add_mod(k, add_lazy(k, a, b), d);
         if INIT {
             next = add_mod(k, next, _mm512_srli_epi32::<1>(w));
         }
