@@ -177,13 +177,8 @@ fn eia3_tail(win: &[u32], base: usize, data: &[u8], length_bits: usize) -> u32 {
     let at = |w: usize| win[w - base];
     let mut t = 0u32;
     let rem = length_bits % 32;
-    if rem > 0 {
-        let mut last = [0u8; 4];
-        let bytes = rem.div_ceil(8);
-        last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
-        let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+    if let Some(m) = spec::last_partial_word(data, length_bits) {
         t ^= spec::window_word(m, at(full), at(full + 1));
-        last.zeroize();
     }
     t ^= spec::window_at(&win[full - base..], rem);
     // MAC = T ^ z_{L-1}, L = ceil(LENGTH/32) + 2 words

@@ -188,6 +188,24 @@ pub(crate) fn window_word(m: u32, k0: u32, k1: u32) -> u32 {
     t
 }
 
+/// The last, partial message word of a MAC input: the bits of word
+/// `length_bits / 32` below `length_bits`, big-endian, the rest cleared;
+/// `None` when `length_bits` is a multiple of 32. `data` holds
+/// ceil(length_bits / 8) bytes or more.
+#[inline]
+pub(crate) fn last_partial_word(data: &[u8], length_bits: usize) -> Option<u32> {
+    let (full, rem) = (length_bits / 32, length_bits % 32);
+    if rem == 0 {
+        return None;
+    }
+    let mut last = [0u8; 4];
+    let bytes = rem.div_ceil(8);
+    last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
+    let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+    last.zeroize();
+    Some(m)
+}
+
 /// The 32-bit window of the keystream starting at bit `pos` of `ks`.
 #[inline(always)]
 pub(crate) fn window_at(ks: &[u32], pos: usize) -> u32 {
