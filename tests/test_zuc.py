@@ -257,7 +257,7 @@ print(zuc.backend(), ct.hex() == e["ciphertext"][: 2 * len(ct)], mac.hex() == m[
 """
 
 
-@pytest.mark.parametrize("mask", ["all", "avx512f", None])
+@pytest.mark.parametrize("mask", ["all", "avx512f,gfni", "avx512f", "gfni", None])
 def test_backends_in_subprocess(mask: str | None) -> None:
     env = dict(os.environ)
     env.pop("SHANGMI_CPU_DISABLE", None)
@@ -268,8 +268,12 @@ def test_backends_in_subprocess(mask: str | None) -> None:
     name, ok_ct, ok_mac, ok_many = out.stdout.split()
     if mask == "all":
         assert name == "portable"
-    elif mask == "avx512f":
+    elif mask == "avx512f,gfni":
         assert name in ("simd", "portable")  # portable only on CPUs without AES-NI/AVX2
+    elif mask == "avx512f":
+        assert name in ("gfni-avx2", "simd", "portable")
+    elif mask == "gfni":
+        assert name != "gfni"
     assert (ok_ct, ok_mac, ok_many) == ("True", "True", "True")
 
 

@@ -32,6 +32,21 @@ impl ZucKeystream {
         Ok(ZucKeystream { inner: Mutex::new(ks) })
     }
 
+    /// The 128-EEA3 keystream of (key, COUNT, BEARER, DIRECTION).
+    #[staticmethod]
+    fn eea3(key: Bytes<'_>, count: Uint<u64>, bearer: Uint<u32>, direction: Uint<u32>) -> PyResult<Self> {
+        let ks = zuc::Keystream::eea3(key.as_slice(), count.0, bearer.0, direction.0).py_err()?;
+        Ok(ZucKeystream { inner: Mutex::new(ks) })
+    }
+
+    /// `data` XOR the next len(data) keystream bytes.
+    fn xor<'py>(&self, py: Python<'py>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let data = data.as_slice();
+        PyBytes::new_with(py, data.len(), |out| {
+            maybe_detach(py, data.len(), || lock(&self.inner).xor(data, out)).py_err()
+        })
+    }
+
     /// The next `n` keystream bytes.
     fn keystream<'py>(&self, py: Python<'py>, n: Uint<u64>) -> PyResult<Bound<'py, PyBytes>> {
         let n = zuc::keystream_request(n.0).py_err()?;
@@ -153,37 +168,39 @@ fn messages<'a>(args: &'a [Arg<'_>]) -> (Vec<zuc::Message<'a>>, usize) {
     (msgs, total)
 }
 
-/// Every ciphertext is written straight into its new bytes object (fresh
-/// intermediate buffers would cost page faults on large outputs), in one
-/// core call that schedules the messages over its lanes.
+/// New bytes objects of the given sizes and their buffers, to be filled
+/// before they are handed to Python (conversion of the core's outputs:
+/// fresh intermediate buffers would cost a copy and page faults on large
+/// outputs).
+fn fresh_bytes<'py>(py: Python<'py>, lens: &[usize]) -> PyResult<Vec<(Bound<'py, PyBytes>, &'py mut [u8])>> {
+    lens.iter()
+        .map(|&n| {
+            let b = PyBytes::new_with(py, n, |_| Ok(()))?;
+            // SAFETY: `b` was created just above with exactly `n` bytes and is
+            // referenced only here until returned (not yet hashed or shared),
+            // so writing its buffer before handing it to Python is what
+            // CPython's own PyBytes_FromStringAndSize(NULL, n) callers do. A
+            // zero-length object may be CPython's shared empty bytes, for which
+            // the slice is empty. The callers drop the slices before returning
+            // the objects.
+            let p = unsafe { pyo3::ffi::PyBytes_AsString(b.as_ptr()) } as *mut u8;
+            let p = std::ptr::NonNull::new(p).ok_or_else(|| PyErr::fetch(py))?;
+            // SAFETY: see above; `p` points to `n` writable bytes that live as
+            // long as `b`.
+            let buf = unsafe { std::slice::from_raw_parts_mut(p.as_ptr(), n) };
+            Ok((b, buf))
+        })
+        .collect()
+}
+
+/// Every ciphertext is written straight into its new bytes object, in one
+/// core call that sizes the outputs and schedules the messages over its lanes.
 #[pyfunction]
 fn zuc_eea3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
     let args = convert(messages_)?;
     let (msgs, total) = messages(&args);
     let lens = zuc::eea3_many_output_lens(&msgs).py_err()?;
-    let outs: Vec<Bound<'py, PyBytes>> =
-        lens.iter().map(|&n| PyBytes::new_with(py, n, |_| Ok(()))).collect::<PyResult<_>>()?;
-    let mut bufs: Vec<&mut [u8]> = outs
-        .iter()
-        .zip(&lens)
-        .map(|(b, &n)| {
-            if n == 0 {
-                return Ok(&mut [][..]);
-            }
-            // SAFETY: each bytes object was created just above, has exactly
-            // `n` bytes and is referenced only by `outs` (not yet returned,
-            // hashed or shared), so writing its buffer before handing it to
-            // Python is what CPython's own PyBytes_FromStringAndSize(NULL, n)
-            // callers do. The pointer comes from the C API, not from a
-            // shared Rust reference, and the slices are dropped before `outs`.
-            let p = unsafe { pyo3::ffi::PyBytes_AsString(b.as_ptr()) } as *mut u8;
-            if p.is_null() {
-                return Err(PyErr::fetch(py));
-            }
-            // SAFETY: see above; `p` points to `n` writable bytes.
-            Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
-        })
-        .collect::<PyResult<_>>()?;
+    let (outs, mut bufs): (Vec<_>, Vec<_>) = fresh_bytes(py, &lens)?.into_iter().unzip();
     maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), &msgs, &mut bufs)).py_err()?;
     drop(bufs);
     Ok(outs)
@@ -197,7 +214,7 @@ fn zuc_eia3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResul
     Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
 }
 
-/// The backend in use: "avx512", "simd" or "portable" (see SHANGMI_CPU_DISABLE).
+/// The backend in use: "gfni", "avx512", "gfni-avx2", "simd" or "portable" (see SHANGMI_CPU_DISABLE).
 #[pyfunction]
 fn zuc_backend() -> &'static str {
     zuc::Backend::auto().name()

@@ -30,6 +30,24 @@ fn main() {
             }),
         ),
         (
+            "EEA3 16x64 KiB",
+            Box::new(move |b| {
+                let msgs: Vec<zuc::Message<'_>> = data
+                    .chunks(1 << 16)
+                    .enumerate()
+                    .map(|(i, d)| zuc::Message {
+                        key: &key,
+                        count: i as u64,
+                        bearer: 3,
+                        direction: 0,
+                        data: d,
+                        length_bits: None,
+                    })
+                    .collect();
+                drop(zuc::eea3_many_with_backend(b, &msgs).unwrap());
+            }),
+        ),
+        (
             "keystream 1 MiB",
             Box::new(move |b| {
                 let mut out = vec![0u8; 1 << 20];

@@ -1,36 +1,83 @@
-"""ZUC benchmarks: 128-EEA3 and 128-EIA3 over 1 MiB, ZUC-128 keystream.
+"""ZUC benchmarks: 128-EEA3 and 128-EIA3 over 1 MiB, ``eea3_many`` of
+16 x 64 KiB (aggregate throughput), ZUC-128 keystream and the ZUC-256 MAC.
 
-No installed peer implements ZUC (the pure-Python ``gmssl`` package has SM2,
-SM3 and SM4 only; OpenSSL 3 and ``cryptography`` do not expose ZUC), so these
-are shangmi's own figures; the backend in use is shown in brackets (run with
-``SHANGMI_CPU_DISABLE=all`` for the portable one).
+With ``peers``, GmSSL's ``zuc_eea_encrypt`` / ``zuc_eia_generate_mac`` run
+through ctypes when a GmSSL build is found (``SHANGMI_BENCH_GMSSL`` names
+``libgmssl.so``, else the usual places; skipped when absent). OpenSSL 3 and
+``cryptography`` do not expose ZUC. The backend in use is shown in brackets
+(``shangmi bench zuc --all-backends`` repeats the run under each CPU mask).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+from collections.abc import Callable
+from typing import Any
+
 from shangmi import zuc
 from shangmi._bench import Comparison, compare
 
+#: Where a GmSSL build for measuring usually is (never shipped with shangmi).
+_GMSSL_PLACES = ["/work/peers/GmSSL/build/bin/libgmssl.so", "libgmssl.so.3", "libgmssl.so"]
 
-def run(quick: bool = False) -> list[Comparison]:
+
+def gmssl() -> Any:
+    """GmSSL's shared library through ctypes, or None when it is not found."""
+    places = [os.environ["SHANGMI_BENCH_GMSSL"]] if os.environ.get("SHANGMI_BENCH_GMSSL") else []
+    found = ctypes.util.find_library("gmssl")
+    for name in places + _GMSSL_PLACES + ([found] if found else []):
+        try:
+            lib = ctypes.CDLL(name)
+            lib.zuc_eea_encrypt.restype = None
+            lib.zuc_eea_encrypt.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                            ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+            lib.zuc_eia_generate_mac.restype = ctypes.c_uint32
+            lib.zuc_eia_generate_mac.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                                 ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+            return lib
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def _gmssl_eea3(lib: Any, key: bytes, data: bytes) -> Callable[[], object]:
+    out = ctypes.create_string_buffer(len(data))
+
+    def run() -> object:
+        lib.zuc_eea_encrypt(data, out, 8 * len(data), key, 0x1234, 5, 1)
+        return out
+
+    return run
+
+
+def run(quick: bool = False, peers: bool = False) -> list[Comparison]:
     size = 1 << 20
     data = os.urandom(size)
     key = os.urandom(16)
     rounds = 5 if quick else 11
     label = f"[{zuc.backend()}]"
+    lib = gmssl() if peers else None
+    eea3: dict[str, Callable[[], object]] = {"shangmi": lambda: zuc.eea3(key, 0x1234, 5, 1, data)}
+    eia3: dict[str, Callable[[], object]] = {"shangmi": lambda: zuc.eia3(key, 0x1234, 5, 1, data)}
+    if lib is not None:
+        eea3["GmSSL zuc_eea_encrypt"] = _gmssl_eea3(lib, key, data)
+        eia3["GmSSL zuc_eia_generate_mac"] = lambda: lib.zuc_eia_generate_mac(data, 8 * size, key, 0x1234, 5, 1)
     out = [
-        compare(f"128-EEA3, 1 MiB {label}", {"shangmi": lambda: zuc.eea3(key, 0x1234, 5, 1, data)},
-                bytes_per_op=size, rounds=rounds),
-        compare(f"128-EIA3, 1 MiB {label}", {"shangmi": lambda: zuc.eia3(key, 0x1234, 5, 1, data)},
-                bytes_per_op=size, rounds=rounds),
+        compare(f"128-EEA3, 1 MiB {label}", eea3, bytes_per_op=size, rounds=rounds),
+        compare(f"128-EIA3, 1 MiB {label}", eia3, bytes_per_op=size, rounds=rounds),
     ]
     # Many bearers at once (base-station form): 16 messages of 64 KiB, eea3_many
     # against a loop of single-message calls, alternating in one process.
     msgs: list[zuc.Message] = [(key, 0x1234 + i, i % 32, i % 2, data[i << 16 : (i + 1) << 16]) for i in range(16)]
-    out.append(compare(f"128-EEA3, 16 x 64 KiB messages {label}",
-                       {"shangmi": lambda: zuc.eea3_many(msgs), "eea3() per message": lambda: [zuc.eea3(*m) for m in msgs]},
-                       bytes_per_op=size, rounds=rounds))
+    many: dict[str, Callable[[], object]] = {
+        "shangmi": lambda: zuc.eea3_many(msgs),
+        "eea3() per message": lambda: [zuc.eea3(*m) for m in msgs],
+    }
+    if lib is not None:
+        many["GmSSL zuc_eea_encrypt, one 1 MiB stream"] = _gmssl_eea3(lib, key, data)
+    out.append(compare(f"128-EEA3, 16 x 64 KiB messages {label}", many, bytes_per_op=size, rounds=rounds))
     out.append(compare(f"128-EIA3, 16 x 64 KiB messages {label}",
                        {"shangmi": lambda: zuc.eia3_many(msgs), "eia3() per message": lambda: [zuc.eia3(*m) for m in msgs]},
                        bytes_per_op=size, rounds=rounds))

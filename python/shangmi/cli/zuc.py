@@ -81,12 +81,6 @@ def _read_all(path: str) -> bytes:
         return b"".join(read_chunks(f, path))
 
 
-def eea3_iv(count: int, bearer: int, direction: int) -> bytes:
-    """The ZUC-128 IV of 128-EEA3 (3GPP TS 35.221 / ETSI SAGE spec, section 3.3)."""
-    head = count.to_bytes(4, "big") + bytes([(bearer << 3) | (direction << 2), 0, 0, 0])
-    return head + head
-
-
 def run_eea3(args: argparse.Namespace) -> int:
     key = resolve_key(args, (16,))
     assert key is not None
@@ -95,12 +89,10 @@ def run_eea3(args: argparse.Namespace) -> int:
         with open_output(args.output) as f:
             f.write(out)
         return 0
-    zuc.eea3(key, args.count, args.bearer, args.direction, b"")  # the library validates the parameters
-    gen = zuc.ZUC128(key, eea3_iv(args.count, args.bearer, args.direction))
+    stream = zuc.EEA3(key, args.count, args.bearer, args.direction)  # checks the parameters
     with open_input(args.input) as src, open_output(args.output) as dst:
         for chunk in read_chunks(src, "eea3"):
-            ks = gen.keystream(len(chunk))
-            dst.write((int.from_bytes(chunk, "big") ^ int.from_bytes(ks, "big")).to_bytes(len(chunk), "big"))
+            dst.write(stream.update(chunk))
     return 0
 
 

@@ -25,16 +25,27 @@ pub enum Backend {
     /// [`Backend::Simd`] plus AVX-512VL's VPROLVD and VPTERNLOGD, which shorten
     /// F's dependency chain.
     Avx512,
+    /// [`Backend::Simd`] with S1 by GFNI (`gf2p8affineqb` +
+    /// `gf2p8affineinvqb`), for CPUs with GFNI and AVX2 but no AVX-512.
+    GfniAvx2,
+    /// [`Backend::Avx512`] with S1 by GFNI (`gf2p8affineqb` +
+    /// `gf2p8affineinvqb`) in one stream, and 128-EEA3 over many messages in
+    /// the sixteen 32-bit lanes of 512-bit registers.
+    Gfni,
 }
 
 impl Backend {
-    /// The fastest backend [`crate::cpu`] allows (mask `avx512f` for
-    /// [`Backend::Simd`], `avx2` or `aes` for the portable one). Decided once
-    /// per process.
+    /// The fastest backend [`crate::cpu`] allows (mask `gfni` for
+    /// [`Backend::Avx512`], `avx512f` for [`Backend::GfniAvx2`],
+    /// `avx512f,gfni` for [`Backend::Simd`], `avx2` or `aes` for the portable
+    /// one). Decided once per process.
     pub fn auto() -> Backend {
         static CHOSEN: OnceLock<Backend> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
-            [Backend::Avx512, Backend::Simd].into_iter().find(|b| b.is_available()).unwrap_or(Backend::Portable)
+            [Backend::Gfni, Backend::Avx512, Backend::GfniAvx2, Backend::Simd]
+                .into_iter()
+                .find(|b| b.is_available())
+                .unwrap_or(Backend::Portable)
         })
     }
 
@@ -46,28 +57,42 @@ impl Backend {
             Backend::Simd => crate::cpu::AesAvx2::get().is_some(),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => Backend::Simd.is_available() && crate::cpu::Avx512Vl::get().is_some(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::GfniAvx2 => Backend::Simd.is_available() && crate::cpu::GfniAvx2::get().is_some(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Gfni => Backend::Avx512.is_available() && crate::cpu::GfniAvx512::get().is_some(),
             #[cfg(not(target_arch = "x86_64"))]
-            Backend::Simd | Backend::Avx512 => false,
+            Backend::Simd | Backend::GfniAvx2 | Backend::Avx512 | Backend::Gfni => false,
         }
     }
 
     /// Every backend this CPU can run (for tests and benchmarks).
     pub fn available() -> Vec<Backend> {
-        [Backend::Portable, Backend::Simd, Backend::Avx512].into_iter().filter(|b| b.is_available()).collect()
+        [Backend::Portable, Backend::Simd, Backend::GfniAvx2, Backend::Avx512, Backend::Gfni]
+            .into_iter()
+            .filter(|b| b.is_available())
+            .collect()
     }
 
-    /// A short name: "portable", "simd" or "avx512".
+    /// A short name: "portable", "simd", "gfni-avx2", "avx512" or "gfni".
     pub fn name(self) -> &'static str {
         match self {
             Backend::Portable => "portable",
             Backend::Simd => "simd",
+            Backend::GfniAvx2 => "gfni-avx2",
             Backend::Avx512 => "avx512",
+            Backend::Gfni => "gfni",
         }
     }
 
     /// Whether this backend runs the x86-64 SIMD code.
     pub(crate) fn is_x86_simd(self) -> bool {
-        matches!(self, Backend::Simd | Backend::Avx512)
+        matches!(self, Backend::Simd | Backend::GfniAvx2 | Backend::Avx512 | Backend::Gfni)
+    }
+
+    /// Whether this backend computes S1 with GFNI.
+    pub(crate) fn has_gfni(self) -> bool {
+        matches!(self, Backend::GfniAvx2 | Backend::Gfni)
     }
 
     /// `self` if this CPU can run it, else an [`Error::InvalidInput`].

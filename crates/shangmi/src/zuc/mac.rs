@@ -11,7 +11,7 @@ use zeroize::Zeroize;
 
 use super::backend::Backend;
 use super::core::State;
-use super::spec::{window_at, window_word};
+use super::spec::{last_partial_word, window_at, window_word};
 
 /// Message words per chunk.
 const CHUNK_WORDS: usize = 512;
@@ -66,15 +66,10 @@ pub(crate) fn mac_words(
     ensure(&mut st, &mut buf, &mut valid, EXTRA);
     // The last, partial message word (bits beyond length_bits cleared).
     let rem = length_bits % 32;
-    if rem > 0 {
-        let mut last = [0u8; 4];
-        let bytes = rem.div_ceil(8);
-        last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
-        let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+    if let Some(m) = last_partial_word(data, length_bits) {
         for (k, t) in tag.iter_mut().enumerate().take(tag_words) {
             *t ^= window_word(m, buf[offset + k], buf[offset + k + 1]);
         }
-        last.zeroize();
     }
     // The window right after the message (relative to the current word `full`).
     for (k, t) in tag.iter_mut().enumerate().take(tag_words) {

@@ -13,69 +13,22 @@ use zeroize::Zeroize;
 
 use super::backend::Backend;
 use super::core::State;
-use super::params::{check_length, check_params, eea3_output_len, key16};
-use super::spec::{self, eea3_iv, eia3_iv};
+use super::params::{check_out_len, Alg, Checked, Message};
+use super::spec;
 use super::{mac, ops};
 use crate::{Error, Result};
 
-/// One 3GPP message for [`eea3_many`] / [`eia3_many`]: the arguments of
-/// [`super::eea3`] (and of [`super::eia3`]). Its `Debug` leaves out the key.
-#[derive(Clone, Copy)]
-pub struct Message<'a> {
-    /// 16-byte key (CK for EEA3, IK for EIA3).
-    pub key: &'a [u8],
-    /// COUNT (< 2^32).
-    pub count: u64,
-    /// BEARER (< 32).
-    pub bearer: u32,
-    /// DIRECTION (0 or 1).
-    pub direction: u32,
-    /// The message.
-    pub data: &'a [u8],
-    /// Bits of `data` to process (all of it when `None`).
-    pub length_bits: Option<u64>,
-}
-
-impl std::fmt::Debug for Message<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Message")
-            .field("count", &self.count)
-            .field("bearer", &self.bearer)
-            .field("direction", &self.direction)
-            .field("data_len", &self.data.len())
-            .field("length_bits", &self.length_bits)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Checked parameters of one message.
-struct Checked {
-    key: [u8; 16],
-    iv: [u8; 16],
-    length_bits: usize,
-}
-
-impl Drop for Checked {
-    fn drop(&mut self) {
-        self.key.zeroize();
-    }
-}
-
 /// Validates every message first (nothing is computed if one is invalid);
 /// errors name the message's index.
-fn check_all(msgs: &[Message<'_>], what: &str, iv: fn(u32, u32, u32) -> [u8; 16]) -> Result<Vec<Checked>> {
+fn check_all(msgs: &[Message<'_>], alg: Alg) -> Result<Vec<Checked>> {
     msgs.iter()
         .enumerate()
         .map(|(i, m)| {
-            let at = |e: Error| match e {
+            Checked::new(m, alg).map_err(|e| match e {
                 Error::InvalidKey(s) => Error::InvalidKey(format!("message {i}: {s}")),
                 Error::InvalidInput(s) => Error::InvalidInput(format!("message {i}: {s}")),
                 e => e,
-            };
-            let count = check_params(m.count, m.bearer, m.direction).map_err(at)?;
-            let length_bits = check_length(m.data, m.length_bits).map_err(at)?;
-            let key = key16(m.key, what).map_err(at)?;
-            Ok(Checked { key, iv: iv(count, m.bearer, m.direction), length_bits })
+            })
         })
         .collect()
 }
@@ -107,7 +60,7 @@ pub fn eea3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
 /// The output size of [`eea3_many`] for each message (ceil(length_bits / 8)),
 /// after checking every message's parameters.
 pub fn eea3_many_output_lens(msgs: &[Message<'_>]) -> Result<Vec<usize>> {
-    Ok(check_all(msgs, "128-EEA3", eea3_iv)?.iter().map(|c| c.length_bits.div_ceil(8)).collect())
+    Ok(check_all(msgs, Alg::Eea3)?.iter().map(Checked::out_len).collect())
 }
 
 /// [`eea3_many`] writing message i's output into `outs[i]`, which must have
@@ -115,19 +68,22 @@ pub fn eea3_many_output_lens(msgs: &[Message<'_>]) -> Result<Vec<usize>> {
 /// buffers they own).
 pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [u8]]) -> Result<()> {
     let backend = backend.checked()?;
-    let checked = check_all(msgs, "128-EEA3", eea3_iv)?;
+    let checked = check_all(msgs, Alg::Eea3)?;
     if outs.len() != msgs.len() {
         return Err(Error::invalid(format!("{} output buffers for {} messages", outs.len(), msgs.len())));
     }
     for (i, (c, o)) in checked.iter().zip(outs.iter()).enumerate() {
-        let n = c.length_bits.div_ceil(8);
-        if o.len() != n {
-            return Err(Error::invalid(format!("message {i}: EEA3 output buffer must be {n} bytes, got {}", o.len())));
-        }
+        check_out_len(c.out_len(), o.len()).map_err(|e| Error::invalid(format!("message {i}: {e}")))?;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if backend == Backend::Gfni {
+        eea3_x16(msgs, &checked, outs);
+        return Ok(());
     }
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         use super::x86_many::{Lanes, BLOCK, LANES};
+        let gfni = backend.has_gfni();
         let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
         // Groups of two register sets of eight lanes (see Lanes::block_pair).
         for group in groups(&lens, 2 * LANES) {
@@ -138,10 +94,11 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
                 ivs[l / LANES][l % LANES] = checked[i].iv;
             }
             let pair = group.len() > LANES;
-            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
-            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0]) };
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and
+            // AES-NI, and `gfni` is set only for backends that need GFNI.
+            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0], gfni) };
             // SAFETY: as above.
-            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1]) });
+            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1], gfni) });
             keys.zeroize();
             let mut ks = [[[0u32; BLOCK]; LANES]; 2];
             let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
@@ -150,9 +107,9 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
                 let (ka, kb) = ks.split_at_mut(1);
                 match lb.as_mut() {
                     // SAFETY: as above.
-                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0]) },
+                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0], gfni) },
                     // SAFETY: as above.
-                    None => unsafe { la.block(&mut ka[0]) },
+                    None => unsafe { la.block(&mut ka[0], gfni) },
                 }
                 for (l, &i) in group.iter().enumerate() {
                     if off < lens[i] {
@@ -172,18 +129,41 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
             ks.zeroize();
         }
         for (c, out) in checked.iter().zip(outs.iter_mut()) {
-            if c.length_bits % 8 != 0 {
-                let last = out.len() - 1;
-                out[last] &= 0xffu8 << (8 - c.length_bits % 8);
-            }
+            spec::clear_tail_bits(out, c.length_bits);
         }
         return Ok(());
     }
     for (m, out) in msgs.iter().zip(outs.iter_mut()) {
-        debug_assert_eq!(eea3_output_len(m.data.len(), m.length_bits).ok(), Some(out.len()));
         ops::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
     }
     Ok(())
+}
+
+/// [`eea3_many_into`] on [`Backend::Gfni`]: groups of sixteen messages of
+/// similar lengths in the lanes of 512-bit registers. `outs` have been
+/// checked against `checked`.
+#[cfg(target_arch = "x86_64")]
+fn eea3_x16(msgs: &[Message<'_>], checked: &[Checked], outs: &mut [&mut [u8]]) {
+    use super::x86_x16::{eea3_x16, LANES};
+    let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
+    // Each output is taken out of `outs` once (the groups are disjoint).
+    let mut slots: Vec<Option<&mut [u8]>> = outs.iter_mut().map(|o| Some(&mut **o)).collect();
+    for group in groups(&lens, LANES) {
+        let mut keys = [[0u8; 16]; LANES];
+        let mut ivs = [[0u8; 16]; LANES];
+        for (l, &i) in group.iter().enumerate() {
+            keys[l] = checked[i].key;
+            ivs[l] = checked[i].iv;
+        }
+        let src: Vec<&[u8]> = group.iter().map(|&i| msgs[i].data).collect();
+        let mut dst: Vec<&mut [u8]> = group.iter().filter_map(|&i| slots[i].take()).collect();
+        // SAFETY: Backend::Gfni is available only with AVX-512F/BW and GFNI.
+        unsafe { eea3_x16(&keys, &ivs, &src, &mut dst) };
+        keys.zeroize();
+    }
+    for (c, out) in checked.iter().zip(outs.iter_mut()) {
+        spec::clear_tail_bits(out, c.length_bits);
+    }
 }
 
 /// The end of an EIA3 tag once every whole message word has been folded in:
@@ -197,13 +177,8 @@ fn eia3_tail(win: &[u32], base: usize, data: &[u8], length_bits: usize) -> u32 {
     let at = |w: usize| win[w - base];
     let mut t = 0u32;
     let rem = length_bits % 32;
-    if rem > 0 {
-        let mut last = [0u8; 4];
-        let bytes = rem.div_ceil(8);
-        last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
-        let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+    if let Some(m) = spec::last_partial_word(data, length_bits) {
         t ^= spec::window_word(m, at(full), at(full + 1));
-        last.zeroize();
     }
     t ^= spec::window_at(&win[full - base..], rem);
     // MAC = T ^ z_{L-1}, L = ceil(LENGTH/32) + 2 words
@@ -219,7 +194,7 @@ pub fn eia3_many(msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
 /// [`eia3_many`] on a chosen backend.
 pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
     let backend = backend.checked()?;
-    let checked = check_all(msgs, "128-EIA3", eia3_iv)?;
+    let checked = check_all(msgs, Alg::Eia3)?;
     #[cfg(target_arch = "x86_64")]
     if backend.is_x86_simd() {
         use super::x86_many::{Lanes, BLOCK, LANES};
@@ -229,6 +204,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
         let needed: Vec<usize> = checked.iter().map(|c| (c.length_bits / 32 + BLOCK).max(2 * BLOCK)).collect();
         let mut tags = vec![[0u8; 4]; msgs.len()];
         let kernels = super::core::kernels(backend);
+        let gfni = backend.has_gfni();
         for group in groups(&needed, LANES) {
             let mut keys = [[0u8; 16]; LANES];
             let mut ivs = [[0u8; 16]; LANES];
@@ -236,8 +212,9 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
                 keys[l] = checked[i].key;
                 ivs[l] = checked[i].iv;
             }
-            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and AES-NI.
-            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs) };
+            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and
+            // AES-NI, and `gfni` is set only for backends that need GFNI.
+            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs, gfni) };
             keys.zeroize();
             let longest = group.iter().map(|&i| needed[i]).max().unwrap_or(0);
             // Per lane: the last two blocks of keystream and the running tag.
@@ -247,7 +224,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
             let mut have = 0;
             while have < longest {
                 // SAFETY: as above.
-                unsafe { lanes.block(&mut ks) };
+                unsafe { lanes.block(&mut ks, gfni) };
                 have += BLOCK;
                 for (l, &i) in group.iter().enumerate() {
                     if have - BLOCK >= needed[i] {

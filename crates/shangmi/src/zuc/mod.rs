@@ -11,14 +11,18 @@
 //!
 //! Many messages at once: [`eea3_many`] / [`eia3_many`] take a list of
 //! [`Message`]s (the form base stations use for many bearers); on x86-64 the
-//! SIMD backends run 16 of them in the lanes of AVX2 registers, several
-//! times the throughput of one message (whose speed is bound by the latency
-//! of F's serial R1/R2 chain; see x86.rs for the figures).
+//! SIMD backends run them in the lanes of vector registers (sixteen in
+//! 512-bit registers for EEA3 on [`Backend::Gfni`], 2 × 8 in AVX2 registers
+//! otherwise), removing the serial R1/R2 chain that bounds one stream.
+//! A message that arrives in pieces: [`Keystream::eea3`] and
+//! [`Keystream::xor`].
 //!
-//! Backends: [`Backend::Avx512`] and [`Backend::Simd`] (x86-64 with AVX2,
-//! AES-NI and PCLMULQDQ; the first also uses AVX-512VL rotations and
-//! three-way XORs) and [`Backend::Portable`]; [`Backend::auto`] picks the best
-//! available one that [`crate::cpu`] allows.
+//! Backends: [`Backend::Gfni`] (AVX-512 with GFNI), [`Backend::Avx512`],
+//! [`Backend::GfniAvx2`] and [`Backend::Simd`] (x86-64 with AVX2, AES-NI and
+//! PCLMULQDQ; the first two also use AVX-512VL rotations and three-way XORs,
+//! the GFNI ones compute S1 with GFNI) and
+//! [`Backend::Portable`]; [`Backend::auto`] picks the best available one
+//! that [`crate::cpu`] allows.
 
 mod backend;
 mod core;
@@ -35,15 +39,16 @@ mod x86;
 mod x86_f;
 #[cfg(target_arch = "x86_64")]
 mod x86_many;
+#[cfg(target_arch = "x86_64")]
+mod x86_x16;
 
 pub use backend::Backend;
 pub use many::{
     eea3_many, eea3_many_into, eea3_many_output_lens, eea3_many_with_backend, eia3_many, eia3_many_with_backend,
-    Message,
 };
 pub use ops::{eea3, eea3_into, eea3_with_backend, eia3, eia3_with_backend, zuc256_mac, zuc256_mac_with_backend};
 pub use params::{
-    eea3_output_len, keystream_request, keystream_words_request, zuc256_pack_iv, KEY_SIZE_128, KEY_SIZE_256,
+    eea3_output_len, keystream_request, keystream_words_request, zuc256_pack_iv, Message, KEY_SIZE_128, KEY_SIZE_256,
     MAX_KEYSTREAM_BYTES, MAX_KEYSTREAM_WORDS,
 };
 pub use stream::Keystream;

@@ -4,7 +4,8 @@ use zeroize::Zeroize;
 
 use super::backend::Backend;
 use super::core::State;
-use super::params::{check_length, check_params, eea3_output_len, key16, key32, zuc256_pack_iv};
+use super::params::{check_length, check_out_len, eea3_output_len, key32, zuc256_pack_iv, Alg, Checked, Message};
+use super::stream::Keystream;
 use super::{mac, spec};
 use crate::{Error, Result};
 
@@ -50,33 +51,11 @@ pub fn eea3_into(
     out: &mut [u8],
 ) -> Result<()> {
     let backend = backend.checked()?;
-    let count = check_params(count, bearer, direction)?;
-    let length = check_length(data, length_bits)?;
-    let nbytes = length.div_ceil(8);
-    if out.len() != nbytes {
-        return Err(Error::invalid(format!("EEA3 output buffer must be {nbytes} bytes, got {}", out.len())));
-    }
-    let mut k = key16(key, "128-EEA3")?;
-    let iv = spec::eea3_iv(count, bearer, direction);
-    let mut st = State::new_128(&k, &iv, backend);
-    k.zeroize();
-
-    // Whole words straight from the generator, then the last partial word.
-    let whole = nbytes / 4 * 4;
-    st.xor_be(&data[..whole], &mut out[..whole]);
-    if whole < nbytes {
-        let mut w = [0u32; 1];
-        st.generate(&mut w);
-        let mut k = w[0].to_be_bytes();
-        for ((d, s), k) in out[whole..].iter_mut().zip(&data[whole..nbytes]).zip(&k) {
-            *d = s ^ k;
-        }
-        w.zeroize();
-        k.zeroize();
-    }
-    if length % 8 != 0 {
-        out[nbytes - 1] &= 0xffu8 << (8 - length % 8);
-    }
+    let c = Checked::new(&Message { key, count, bearer, direction, data, length_bits }, Alg::Eea3)?;
+    check_out_len(c.out_len(), out.len())?;
+    let mut ks = Keystream::from_state(State::new_128(&c.key, &c.iv, backend));
+    ks.xor(&data[..out.len()], out)?;
+    spec::clear_tail_bits(out, c.length_bits);
     Ok(())
 }
 
@@ -104,13 +83,9 @@ pub fn eia3_with_backend(
     length_bits: Option<u64>,
 ) -> Result<[u8; 4]> {
     let backend = backend.checked()?;
-    let count = check_params(count, bearer, direction)?;
-    let length = check_length(data, length_bits)?;
-    let mut k = key16(key, "128-EIA3")?;
-    let iv = spec::eia3_iv(count, bearer, direction);
-    let st = State::new_128(&k, &iv, backend);
-    k.zeroize();
-    let tag = mac::mac_words(st, backend, data, length, 1, 0);
+    let c = Checked::new(&Message { key, count, bearer, direction, data, length_bits }, Alg::Eia3)?;
+    let st = State::new_128(&c.key, &c.iv, backend);
+    let tag = mac::mac_words(st, backend, data, c.length_bits, 1, 0);
     Ok(tag[0].to_be_bytes())
 }
 
@@ -136,7 +111,7 @@ pub fn zuc256_mac_with_backend(
         128 => &spec::D256_MAC128,
         t => return Err(Error::invalid(format!("tag_bits must be 32, 64 or 128, got {t}"))),
     };
-    let length = check_length(data, length_bits)?;
+    let length = check_length(data.len(), length_bits)?;
     let mut k = key32(key)?;
     let v = zuc256_pack_iv(iv)?;
     let st = State::new_256(&k, &v, d, backend);

@@ -1,6 +1,9 @@
 //! Argument checks of the ZUC API, each rule and message once: key and IV
 //! sizes, the 3GPP parameters, bit lengths and output-size caps.
 
+use zeroize::Zeroize;
+
+use super::spec;
 use crate::{Error, Result};
 
 /// Key size of ZUC-128, 128-EEA3 and 128-EIA3, in bytes.
@@ -70,8 +73,92 @@ pub fn keystream_words_request(n: u64) -> Result<usize> {
     Ok(n as usize)
 }
 
-/// Checks the 3GPP parameters shared by EEA3 and EIA3.
-pub(crate) fn check_params(count: u64, bearer: u32, direction: u32) -> Result<u32> {
+/// One 3GPP message for [`super::eea3_many`] / [`super::eia3_many`]: the
+/// arguments of [`super::eea3`] (and of [`super::eia3`]). Its `Debug` leaves
+/// out the key.
+#[derive(Clone, Copy)]
+pub struct Message<'a> {
+    /// 16-byte key (CK for EEA3, IK for EIA3).
+    pub key: &'a [u8],
+    /// COUNT (< 2^32).
+    pub count: u64,
+    /// BEARER (< 32).
+    pub bearer: u32,
+    /// DIRECTION (0 or 1).
+    pub direction: u32,
+    /// The message.
+    pub data: &'a [u8],
+    /// Bits of `data` to process (all of it when `None`).
+    pub length_bits: Option<u64>,
+}
+
+impl std::fmt::Debug for Message<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("count", &self.count)
+            .field("bearer", &self.bearer)
+            .field("direction", &self.direction)
+            .field("data_len", &self.data.len())
+            .field("length_bits", &self.length_bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which 3GPP algorithm a message is for: its name in errors and its IV.
+#[derive(Clone, Copy)]
+pub(crate) enum Alg {
+    Eea3,
+    Eia3,
+}
+
+impl Alg {
+    fn name(self) -> &'static str {
+        match self {
+            Alg::Eea3 => "128-EEA3",
+            Alg::Eia3 => "128-EIA3",
+        }
+    }
+
+    fn iv(self, count: u32, bearer: u32, direction: u32) -> [u8; 16] {
+        match self {
+            Alg::Eea3 => spec::eea3_iv(count, bearer, direction),
+            Alg::Eia3 => spec::eia3_iv(count, bearer, direction),
+        }
+    }
+}
+
+/// The checked parameters of one 3GPP call: the key, the ZUC-128 IV built
+/// from COUNT, BEARER and DIRECTION, and the bit length. Wiped on drop.
+pub(crate) struct Checked {
+    pub(crate) key: [u8; 16],
+    pub(crate) iv: [u8; 16],
+    pub(crate) length_bits: usize,
+}
+
+impl Drop for Checked {
+    fn drop(&mut self) {
+        self.key.zeroize();
+    }
+}
+
+impl Checked {
+    /// Every rule of a 3GPP call, each with its one message: COUNT, BEARER,
+    /// DIRECTION, the bit length and the key size.
+    pub(crate) fn new(m: &Message<'_>, alg: Alg) -> Result<Checked> {
+        let (count, bearer, direction) = check_params(m.count, m.bearer, m.direction)?;
+        let length_bits = check_length(m.data.len(), m.length_bits)?;
+        let key = key16(m.key, alg.name())?;
+        Ok(Checked { key, iv: alg.iv(count, bearer, direction), length_bits })
+    }
+
+    /// The EEA3 output size in bytes: ceil(length_bits / 8).
+    pub(crate) fn out_len(&self) -> usize {
+        self.length_bits.div_ceil(8)
+    }
+}
+
+/// COUNT, BEARER and DIRECTION of EEA3 and EIA3, checked; COUNT as a u32.
+pub(crate) fn check_params(count: u64, bearer: u32, direction: u32) -> Result<(u32, u32, u32)> {
     if count >= 1 << 32 {
         return Err(Error::invalid(format!("count must be in [0, 2^32), got {count}")));
     }
@@ -81,28 +168,30 @@ pub(crate) fn check_params(count: u64, bearer: u32, direction: u32) -> Result<u3
     if direction > 1 {
         return Err(Error::invalid(format!("direction must be 0 or 1, got {direction}")));
     }
-    Ok(count as u32)
+    Ok((count as u32, bearer, direction))
 }
 
-fn length_error(max: u64, got: u64) -> Error {
-    Error::invalid(format!("length_bits must be in [0, 8 * len(data)] = [0, {max}], got {got}"))
-}
-
-pub(crate) fn check_length(data: &[u8], length_bits: Option<u64>) -> Result<usize> {
-    let max = 8 * data.len() as u64;
-    match length_bits {
-        None => Ok(8 * data.len()),
-        Some(l) if l <= max => Ok(l as usize),
-        Some(l) => Err(length_error(max, l)),
-    }
-}
-
-/// Output size of [`eea3`] in bytes: ceil(length_bits / 8) (after checking it).
-pub fn eea3_output_len(data_len: usize, length_bits: Option<u64>) -> Result<usize> {
+/// The bit length to process of `data_len` bytes (all of them by default),
+/// checked against 8·data_len.
+pub(crate) fn check_length(data_len: usize, length_bits: Option<u64>) -> Result<usize> {
     let max = 8 * data_len as u64;
     match length_bits {
-        None => Ok(data_len),
-        Some(l) if l <= max => Ok((l as usize).div_ceil(8)),
-        Some(l) => Err(length_error(max, l)),
+        None => Ok(8 * data_len),
+        Some(l) if l <= max => Ok(l as usize),
+        Some(l) => Err(Error::invalid(format!("length_bits must be in [0, 8 * len(data)] = [0, {max}], got {l}"))),
     }
+}
+
+/// That an output buffer has the `want` bytes its EEA3 output needs.
+pub(crate) fn check_out_len(want: usize, got: usize) -> Result<()> {
+    if want != got {
+        return Err(Error::invalid(format!("EEA3 output buffer must be {want} bytes, got {got}")));
+    }
+    Ok(())
+}
+
+/// Output size of [`super::eea3`] in bytes: ceil(length_bits / 8), after
+/// checking `length_bits` against 8·data_len.
+pub fn eea3_output_len(data_len: usize, length_bits: Option<u64>) -> Result<usize> {
+    Ok(check_length(data_len, length_bits)?.div_ceil(8))
 }

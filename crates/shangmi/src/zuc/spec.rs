@@ -157,6 +157,15 @@ pub(crate) fn eea3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
     iv
 }
 
+/// Clears the bits of the last byte of an EEA3 output beyond `length_bits`
+/// (3GPP TS 35.221 §3.5: the output is exactly LENGTH bits); `out` has
+/// ceil(length_bits / 8) bytes.
+pub(crate) fn clear_tail_bits(out: &mut [u8], length_bits: usize) {
+    if !length_bits.is_multiple_of(8) {
+        out[length_bits / 8] &= 0xffu8 << (8 - length_bits % 8);
+    }
+}
+
 /// The 128-EIA3 IV (3GPP TS 35.221 §4.3), with DIRECTION in bytes 8 and 14.
 pub(crate) fn eia3_iv(count: u32, bearer: u32, direction: u32) -> [u8; 16] {
     let c = count.to_be_bytes();
@@ -177,6 +186,24 @@ pub(crate) fn window_word(m: u32, k0: u32, k1: u32) -> u32 {
         t ^= mask & ((k << b) >> 32) as u32;
     }
     t
+}
+
+/// The last, partial message word of a MAC input: the bits of word
+/// `length_bits / 32` below `length_bits`, big-endian, the rest cleared;
+/// `None` when `length_bits` is a multiple of 32. `data` holds
+/// ceil(length_bits / 8) bytes or more.
+#[inline]
+pub(crate) fn last_partial_word(data: &[u8], length_bits: usize) -> Option<u32> {
+    let (full, rem) = (length_bits / 32, length_bits % 32);
+    if rem == 0 {
+        return None;
+    }
+    let mut last = [0u8; 4];
+    let bytes = rem.div_ceil(8);
+    last[..bytes].copy_from_slice(&data[4 * full..4 * full + bytes]);
+    let m = u32::from_be_bytes(last) & (u32::MAX << (32 - rem));
+    last.zeroize();
+    Some(m)
 }
 
 /// The 32-bit window of the keystream starting at bit `pos` of `ks`.

@@ -4,7 +4,7 @@ use zeroize::Zeroize;
 
 use super::backend::Backend;
 use super::core::State;
-use super::params::{key16, key32, zuc256_pack_iv};
+use super::params::{key16, key32, zuc256_pack_iv, Alg, Checked, Message};
 use super::spec;
 use crate::{Error, Result};
 
@@ -31,6 +31,33 @@ impl Drop for Keystream {
 }
 
 impl Keystream {
+    /// A byte stream over an initialised state.
+    pub(crate) fn from_state(state: State) -> Keystream {
+        Keystream { state, pending: [0; 4], pending_len: 0 }
+    }
+
+    /// The 128-EEA3 keystream of (key, COUNT, BEARER, DIRECTION) as a
+    /// stream: [`xor`](Self::xor) over successive pieces of a message gives
+    /// the bytes [`super::eea3`] gives for the whole message (all its bits).
+    /// The parameters are checked as [`super::eea3`] checks them.
+    pub fn eea3(key: &[u8], count: u64, bearer: u32, direction: u32) -> Result<Keystream> {
+        Keystream::eea3_with_backend(Backend::auto(), key, count, bearer, direction)
+    }
+
+    /// [`Keystream::eea3`] on a chosen backend.
+    pub fn eea3_with_backend(
+        backend: Backend,
+        key: &[u8],
+        count: u64,
+        bearer: u32,
+        direction: u32,
+    ) -> Result<Keystream> {
+        let backend = backend.checked()?;
+        let m = Message { key, count, bearer, direction, data: &[], length_bits: None };
+        let c = Checked::new(&m, Alg::Eea3)?;
+        Ok(Keystream::from_state(State::new_128(&c.key, &c.iv, backend)))
+    }
+
     /// ZUC-128 with a 16-byte key and 16-byte IV.
     pub fn zuc128(key: &[u8], iv: &[u8]) -> Result<Keystream> {
         Keystream::zuc128_with_backend(key, iv, Backend::auto())
@@ -44,7 +71,7 @@ impl Keystream {
             iv.try_into().map_err(|_| Error::invalid(format!("ZUC-128 IV must be 16 bytes, got {}", iv.len())))?;
         let state = State::new_128(&k, &v, backend);
         k.zeroize();
-        Ok(Keystream { state, pending: [0; 4], pending_len: 0 })
+        Ok(Keystream::from_state(state))
     }
 
     /// ZUC-256 with a 32-byte key and a 23- or 25-byte IV (see [`zuc256_pack_iv`]).
@@ -59,7 +86,7 @@ impl Keystream {
         let v = zuc256_pack_iv(iv)?;
         let state = State::new_256(&k, &v, &spec::D256_KEYSTREAM, backend);
         k.zeroize();
-        Ok(Keystream { state, pending: [0; 4], pending_len: 0 })
+        Ok(Keystream::from_state(state))
     }
 
     /// Writes the next `out.len()` keystream bytes.
@@ -88,6 +115,40 @@ impl Keystream {
             self.pending_len = 4 - r;
         }
         words.zeroize();
+    }
+
+    /// `dst = src ^` the next `src.len()` keystream bytes: successive calls
+    /// continue the stream whatever their sizes, as [`fill`](Self::fill)
+    /// does. `src` and `dst` must have the same length.
+    pub fn xor(&mut self, mut src: &[u8], mut dst: &mut [u8]) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::invalid(format!(
+                "keystream XOR needs input and output of the same length, got {} and {}",
+                src.len(),
+                dst.len()
+            )));
+        }
+        let take = self.pending_len.min(src.len());
+        let start = 4 - self.pending_len;
+        for ((d, s), k) in dst.iter_mut().zip(src).zip(&self.pending[start..start + take]) {
+            *d = s ^ k;
+        }
+        self.pending_len -= take;
+        (src, dst) = (&src[take..], &mut dst[take..]);
+        let whole = src.len() / 4 * 4;
+        self.state.xor_be(&src[..whole], &mut dst[..whole]);
+        if whole < src.len() {
+            let mut w = [0u32; 1];
+            self.state.generate(&mut w);
+            self.pending = w[0].to_be_bytes();
+            w.zeroize();
+            let r = src.len() - whole;
+            for ((d, s), k) in dst[whole..].iter_mut().zip(&src[whole..]).zip(&self.pending[..r]) {
+                *d = s ^ k;
+            }
+            self.pending_len = 4 - r;
+        }
+        Ok(())
     }
 
     /// The next `out.len()` 32-bit words: the next 4·len bytes of [`fill`](Self::fill)

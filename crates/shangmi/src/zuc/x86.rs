@@ -4,16 +4,11 @@
 //! PCLMULQDQ; selected at run time by [`super::Backend`].
 //!
 //! Why this shape: the keystream of one stream is a serial chain through F's
-//! registers R1, R2, so speed is the latency of one F step. Measured on
-//! Skylake-SP (2.0 GHz TSC, cores at 2.4 GHz), in core cycles per word: F
-//! alone ~24.4 with the first AVX-512 form and ~20.5 with the present one,
-//! whose dependency chain is 1 add, 5 for L1/L2 and the nibble split, 3 for
-//! PRE, 5 for AESENCLAST (its latency here) and 4 for POST: about 18, plus
-//! port conflicts (the shuffles of S0, PRE and POST share port 5). The whole
-//! generator runs at ~24.5 (the LFSR and output add ~4), EEA3 at ~25,
-//! i.e. ~370 MiB/s at 2.4 GHz; 500 MiB/s would need ~18.3 core cycles per
-//! word, below the chain's own latency. Many messages at once are not bound
-//! by it: see x86_many.rs (eea3_many, ~12 cycles per word).
+//! registers R1, R2, so its speed is the latency of one F step: one add,
+//! L1/L2 and the nibble split, the S-box layer (S1's PRE, AESENCLAST and
+//! POST, or two GFNI instructions) and the recombination. Many messages at
+//! once are not bound by it: see x86_many.rs and x86_x16.rs (bench/NOTES.md
+//! has the measurements).
 //! R1 and R2 stay in one XMM register for a whole batch; everything that does
 //! not depend on them is moved off that chain: the LFSR runs one batch ahead
 //! inside the same loop (its own chain overlaps F's), and bit reorganisation,
@@ -21,8 +16,8 @@
 //! with AVX2. With AVX-512VL (the `Avx512` backend) the rotations and
 //! three-way XORs are single VPROLVD/VPTERNLOGD instructions, which also
 //! shortens the chain (see [`f_core_avx512`]).
-//! GFNI (one instruction for S1's affine maps) is not used: the machines
-//! this was built on lack it, and untested code paths are not shipped.
+//! With GFNI (the `GfniAvx2` and `Gfni` backends) S1 is two GFNI affine
+//! instructions instead of PRE, AESENCLAST and POST (see x86_f.rs).
 //!
 //! S-boxes without table lookups (constant time):
 //! * S0(x) = Q3[t1] ^ (t2 << 1) with t2 = P1[lo] ^ hi, t1 = P2[t2] ^ lo, where
@@ -42,9 +37,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::backend::{Backend, Generator, Kernels};
 use super::spec::{self, BATCH};
-use crate::cpu::{AesAvx2, Avx512Vl, Token};
+use crate::cpu::{AesAvx2, Avx512Vl, GfniAvx2, GfniAvx512, Token};
 
-use super::x86_f::{f_core, f_update, load16, FConsts};
+use super::x86_f::{f_core, f_update, load16, FConsts, AVX2, AVX2_GFNI, AVX512, GFNI};
 
 /// The keystream generator state of the SIMD backend.
 ///
@@ -71,9 +66,9 @@ pub(crate) struct Stream {
     rs: [[u32; 2]; BATCH],
     r1: u32,
     r2: u32,
-    /// Use the AVX-512VL form of F.
+    /// The form of F (x86_f's AVX2, AVX512 or GFNI).
     #[zeroize(skip)]
-    avx512: bool,
+    form: u8,
 }
 
 impl Stream {
@@ -81,9 +76,10 @@ impl Stream {
     ///
     /// # Safety
     /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
+    /// With `form` AVX512 it must also support AVX-512F and AVX-512VL, with
+    /// GFNI those and GFNI, with AVX2_GFNI GFNI.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-    /// With `avx512`, the CPU must also support AVX-512F and AVX-512VL.
-    pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32, avx512: bool) -> Box<Stream> {
+    pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32, form: u8) -> Box<Stream> {
         let mut st = Box::new(Stream {
             cells: [[0; 16 + BATCH]; 2],
             cur: 0,
@@ -95,7 +91,7 @@ impl Stream {
             rs: [[0; 2]; BATCH],
             r1,
             r2,
-            avx512,
+            form,
         });
         st.cells[0][..16].copy_from_slice(lfsr);
         spec::lfsr_run(&mut st.cells[0], BATCH, 2);
@@ -219,13 +215,14 @@ impl Stream {
     unsafe fn advance(&mut self, want: usize) -> usize {
         let start = self.pos;
         let end = (start + want).min(BATCH);
-        // SAFETY: features enabled on this function; AVX-512F/VL were
-        // checked when `avx512` was set.
+        // SAFETY: features enabled on this function; AVX-512F/VL (and
+        // GFNI) were checked when `form` was set.
         unsafe {
-            if self.avx512 {
-                self.run_f_avx512(start, end)
-            } else {
-                self.run_f_avx2(start, end)
+            match self.form {
+                GFNI => self.run_f_gfni(start, end),
+                AVX2_GFNI => self.run_f_avx2_gfni(start, end),
+                AVX512 => self.run_f_avx512(start, end),
+                _ => self.run_f_avx2(start, end),
             }
         };
         end
@@ -247,7 +244,7 @@ impl Stream {
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
     unsafe fn run_f_avx2(&mut self, start: usize, end: usize) {
         // SAFETY: same features as this function.
-        unsafe { self.run_f::<false>(start, end) }
+        unsafe { self.run_f::<AVX2>(start, end) }
     }
 
     /// # Safety
@@ -255,7 +252,23 @@ impl Stream {
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
     unsafe fn run_f_avx512(&mut self, start: usize, end: usize) {
         // SAFETY: same features as this function.
-        unsafe { self.run_f::<true>(start, end) }
+        unsafe { self.run_f::<AVX512>(start, end) }
+    }
+
+    /// # Safety
+    /// GFNI must have been detected.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1,gfni")]
+    unsafe fn run_f_avx2_gfni(&mut self, start: usize, end: usize) {
+        // SAFETY: same features as this function.
+        unsafe { self.run_f::<AVX2_GFNI>(start, end) }
+    }
+
+    /// # Safety
+    /// AVX-512F, AVX-512VL and GFNI must have been detected.
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl,gfni")]
+    unsafe fn run_f_gfni(&mut self, start: usize, end: usize) {
+        // SAFETY: same features as this function.
+        unsafe { self.run_f::<GFNI>(start, end) }
     }
 
     /// Keystream words i..i+8 of the batch (i + 8 <= BATCH): z = (X0 ^ R1) + R2 ^ X3.
@@ -333,7 +346,7 @@ impl Stream {
     /// the next batch over the same indices. Inlined into a caller that
     /// enables the features of F's form.
     #[inline(always)]
-    unsafe fn run_f<const AVX512: bool>(&mut self, start: usize, end: usize) {
+    unsafe fn run_f<const FORM: u8>(&mut self, start: usize, end: usize) {
         assert!(start <= end && end <= BATCH);
         let end = end.min(BATCH);
         let next = &mut self.cells[self.cur ^ 1];
@@ -356,7 +369,7 @@ impl Stream {
                 let w = _mm_add_epi32(r, _mm_castpd_si128(_mm_loaddup_pd(self.x1.as_ptr().add(i).cast())));
                 _mm_storel_epi64(self.rs[i].as_mut_ptr().cast(), r);
                 let ci = _mm_castpd_si128(_mm_loaddup_pd(self.c[i].as_ptr().cast()));
-                r = f_core::<AVX512>(&k, w, ci);
+                r = f_core::<FORM>(&k, w, ci);
             }
             self.r1 = _mm_cvtsi128_si32(r) as u32;
             self.r2 = _mm_extract_epi32::<1>(r) as u32;
@@ -455,16 +468,28 @@ impl Kernels for SimdKernels {
 /// this CPU runs (`None` otherwise: the caller keeps the portable one).
 pub(crate) fn generator(backend: Backend, lfsr: &[u32; 16], r1: u32, r2: u32) -> Option<Box<dyn Generator>> {
     let token = match backend {
-        Backend::Simd | Backend::Avx512 => AesAvx2::get()?,
+        Backend::Simd | Backend::GfniAvx2 | Backend::Avx512 | Backend::Gfni => AesAvx2::get()?,
         Backend::Portable => return None,
     };
-    let avx512 = match backend {
-        Backend::Avx512 => Some(Avx512Vl::get()?),
-        _ => None,
+    let form = match backend {
+        Backend::Gfni => {
+            GfniAvx512::get()?;
+            GFNI
+        }
+        Backend::Avx512 => {
+            Avx512Vl::get()?;
+            AVX512
+        }
+        Backend::GfniAvx2 => {
+            GfniAvx2::get()?;
+            AVX2_GFNI
+        }
+        _ => AVX2,
     };
-    // SAFETY: `token` proves AVX2, AES-NI, SSSE3 and SSE4.1; `avx512` is set
-    // only with a token proving AVX-512F and VL.
-    let stream = unsafe { Stream::new(lfsr, r1, r2, avx512.is_some()) };
+    // SAFETY: `token` proves AVX2, AES-NI, SSSE3 and SSE4.1; the AVX512 form
+    // is chosen only with a token proving AVX-512F and VL, the GFNI forms
+    // only with one proving GFNI (and AVX-512F/VL for the GFNI form).
+    let stream = unsafe { Stream::new(lfsr, r1, r2, form) };
     Some(Box::new(Checked { stream, _token: token }))
 }
 

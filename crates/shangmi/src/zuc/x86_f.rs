@@ -1,7 +1,7 @@
 //! F's nonlinear step on x86-64 for one stream: the S-box constants
 //! (nibble tables for S0, the PRE/POST maps around AESENCLAST for S1) and
-//! the AVX2 and AVX-512VL forms of F's register update (see x86.rs for why
-//! they look this way). The derived 16-entry tables PRE/POST were computed by
+//! the AVX2, AVX-512VL and AVX-512VL + GFNI forms of F's register update
+//! (see x86.rs for why they look this way). The derived 16-entry tables PRE/POST were computed by
 //! a script from the S-box definitions; the tests check F against the
 //! portable one, itself checked against the standard's S-box tables.
 
@@ -10,6 +10,16 @@
 use core::arch::x86_64::*;
 
 use super::sbox::{P1, P2, Q3};
+use super::x86_x16::{GFNI_S1_C, GFNI_S1_POST, GFNI_S1_PRE};
+
+/// The forms of F: `f_core::<FORM>`.
+pub(super) const AVX2: u8 = 0;
+/// AVX-512VL rotations and three-way logic, S1 by AES-NI.
+pub(super) const AVX512: u8 = 1;
+/// The AVX-512VL form with S1 by GFNI.
+pub(super) const GFNI: u8 = 2;
+/// The AVX2 form with S1 by GFNI.
+pub(super) const AVX2_GFNI: u8 = 3;
 pub(super) const PRE_LO: [u8; 16] =
     [0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35];
 pub(super) const PRE_HI: [u8; 16] =
@@ -58,6 +68,9 @@ pub(super) struct FConsts {
     s1_even: __m128i,
     /// AESENCLAST key of the AVX-512 form: 0xee on S1's bytes, 0x63 on S0's.
     aes_key_even: __m128i,
+    /// S1's GFNI matrices (see x86_x16.rs).
+    gf_pre: __m128i,
+    gf_post: __m128i,
 }
 
 impl FConsts {
@@ -102,6 +115,8 @@ impl FConsts {
                 r4: _mm_setr_epi32(24, 30, 24, 30),
                 s1_even: _mm_set1_epi16(0x00ff),
                 aes_key_even: _mm_set1_epi16(0x63ee),
+                gf_pre: _mm_set1_epi64x(GFNI_S1_PRE as i64),
+                gf_post: _mm_set1_epi64x(GFNI_S1_POST as i64),
             }
         }
     }
@@ -114,15 +129,19 @@ impl FConsts {
 /// The S1 half is written first: it is the longer path (AESENCLAST's
 /// latency), and the out-of-order core gives a port to the oldest ready
 /// instruction, so S0's shuffles (which have slack) must not come earlier in
-/// program order than S1's, or they take port 5 from it (measured: about 3
-/// cycles per word on Skylake-SP).
+/// program order than S1's, or they take port 5 from it.
 #[inline(always)]
-pub(super) unsafe fn f_core<const AVX512: bool>(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
-    if AVX512 {
+pub(super) unsafe fn f_core<const FORM: u8>(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
+    if FORM == GFNI {
+        // SAFETY: the caller enables AVX2, SSSE3, AVX-512F, AVX-512VL and GFNI.
+        return unsafe { f_core_gfni(k, w, c) };
+    }
+    if FORM == AVX512 {
         // SAFETY: the caller enables AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
         return unsafe { f_core_avx512(k, w, c) };
     }
-    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1.
+    // SAFETY: the caller enables AVX2, AES-NI, SSSE3 and SSE4.1 (and GFNI
+    // for the AVX2_GFNI form).
     unsafe {
         let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
         let y = _mm_xor_si128(
@@ -130,6 +149,18 @@ pub(super) unsafe fn f_core<const AVX512: bool>(k: &FConsts, w: __m128i, c: __m1
             _mm_shuffle_epi8(w, k.y3),
         );
         let l = _mm_xor_si128(_mm_xor_si128(base, _mm_sllv_epi32(y, k.rot_l)), _mm_srlv_epi32(y, k.rot_r));
+        if FORM == AVX2_GFNI {
+            // S1 on every byte by GFNI (see x86_x16.rs), S0 by nibble lookups,
+            // then S0's bytes picked by their mask.
+            let s1 =
+                _mm_gf2p8affineinv_epi64_epi8::<GFNI_S1_C>(_mm_gf2p8affine_epi64_epi8::<0>(l, k.gf_pre), k.gf_post);
+            let lo = _mm_and_si128(l, k.nib);
+            let hi = _mm_and_si128(_mm_srli_epi16(l, 4), k.nib);
+            let t2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
+            let t1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, t2), lo);
+            let s0 = _mm_xor_si128(_mm_shuffle_epi8(k.q3, t1), _mm_add_epi8(t2, t2));
+            return _mm_blendv_epi8(s1, s0, k.s0_mask);
+        }
 
         // S-box layer on the bytes of l.
         let lo = _mm_and_si128(l, k.nib);
@@ -194,6 +225,35 @@ unsafe fn f_core_avx512(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
     }
 }
 
+/// [`f_core_avx512`] with S1 by GFNI: S1 = B·inv(M·x) + 0x55 in two
+/// instructions on the whole of L (their result is kept on S1's bytes),
+/// next to S0's nibble lookups; no AESENCLAST and no PRE/POST lookups.
+/// Constant time: register-only instructions.
+#[inline(always)]
+unsafe fn f_core_gfni(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
+    // SAFETY: the caller enables AVX2, SSSE3, AVX-512F, AVX-512VL and GFNI.
+    unsafe {
+        const XOR3: i32 = 0x96;
+        // (a ^ b) & c
+        const XOR_AND: i32 = 0x28;
+        // c ? a : b
+        const SELECT: i32 = 0xe4;
+        let a = _mm_rol_epi64::<16>(w);
+        let t1 = _mm_ternarylogic_epi32::<XOR3>(a, _mm_rolv_epi32(a, k.r1), _mm_rolv_epi32(a, k.r2));
+        let t2 = _mm_ternarylogic_epi32::<XOR3>(c, _mm_rolv_epi32(a, k.r3), _mm_rolv_epi32(a, k.r4));
+        // S1 (first: the longer path)
+        let l = _mm_xor_si128(t1, t2);
+        let s1 = _mm_gf2p8affineinv_epi64_epi8::<GFNI_S1_C>(_mm_gf2p8affine_epi64_epi8::<0>(l, k.gf_pre), k.gf_post);
+        // S0
+        let lo = _mm_ternarylogic_epi32::<XOR_AND>(t1, t2, k.nib);
+        let hi = _mm_ternarylogic_epi32::<XOR_AND>(_mm_ror_epi32::<4>(t1), _mm_ror_epi32::<4>(t2), k.nib);
+        let u2 = _mm_xor_si128(_mm_shuffle_epi8(k.p1, lo), hi);
+        let u1 = _mm_xor_si128(_mm_shuffle_epi8(k.p2, u2), lo);
+        let s0 = _mm_xor_si128(_mm_shuffle_epi8(k.q3, u1), _mm_add_epi8(u2, u2));
+        _mm_ternarylogic_epi32::<SELECT>(s0, s1, k.s0_mask)
+    }
+}
+
 /// One F update outside the batch loop (initialisation): new (R1, R2).
 ///
 /// # Safety
@@ -201,7 +261,7 @@ unsafe fn f_core_avx512(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
 #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
 pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     // SAFETY: same features as this function.
-    unsafe { f_update_with::<false>(r1, r2, x1, x2) }
+    unsafe { f_update_with::<AVX2>(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the AVX-512 form of F (for the tests).
@@ -212,11 +272,33 @@ pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) 
 #[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
 unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     // SAFETY: same features as this function.
-    unsafe { f_update_with::<true>(r1, r2, x1, x2) }
+    unsafe { f_update_with::<AVX512>(r1, r2, x1, x2) }
+}
+
+/// [`f_update`] with the AVX2 + GFNI form of F (for the tests).
+///
+/// # Safety
+/// The CPU must support AVX2, SSSE3, SSE4.1 and GFNI.
+#[cfg(test)]
+#[target_feature(enable = "avx2,ssse3,sse4.1,gfni")]
+unsafe fn f_update_avx2_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    // SAFETY: same features as this function.
+    unsafe { f_update_with::<AVX2_GFNI>(r1, r2, x1, x2) }
+}
+
+/// [`f_update`] with the GFNI form of F (for the tests).
+///
+/// # Safety
+/// The CPU must support AVX2, SSSE3, SSE4.1, AVX-512F, AVX-512VL and GFNI.
+#[cfg(test)]
+#[target_feature(enable = "avx2,ssse3,sse4.1,avx512f,avx512vl,gfni")]
+unsafe fn f_update_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    // SAFETY: same features as this function.
+    unsafe { f_update_with::<GFNI>(r1, r2, x1, x2) }
 }
 
 #[inline(always)]
-unsafe fn f_update_with<const AVX512: bool>(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+unsafe fn f_update_with<const FORM: u8>(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     let (cu, cv) = (x2 >> 16, x2 << 16);
     let lu = cu ^ cu.rotate_left(2) ^ cu.rotate_left(10) ^ cu.rotate_left(18) ^ cu.rotate_left(24);
     let lv = cv ^ cv.rotate_left(8) ^ cv.rotate_left(14) ^ cv.rotate_left(22) ^ cv.rotate_left(30);
@@ -226,7 +308,7 @@ unsafe fn f_update_with<const AVX512: bool>(r1: u32, r2: u32, x1: u32, x2: u32) 
         let w1 = r1.wrapping_add(x1) as i32;
         let w = _mm_setr_epi32(w1, r2 as i32, w1, r2 as i32);
         let c = _mm_setr_epi32(lu as i32, lv as i32, lu as i32, lv as i32);
-        let r = f_core::<AVX512>(&k, w, c);
+        let r = f_core::<FORM>(&k, w, c);
         (_mm_cvtsi128_si32(r) as u32, _mm_extract_epi32::<1>(r) as u32)
     }
 }
@@ -244,6 +326,8 @@ mod tests {
             return;
         }
         let avx512 = super::super::backend::Backend::Avx512.is_available();
+        let gfni = super::super::backend::Backend::Gfni.is_available();
+        let gfni_avx2 = super::super::backend::Backend::GfniAvx2.is_available();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..20_000u32 {
             // xorshift64*: deterministic, covers all bytes in all positions
@@ -258,6 +342,14 @@ mod tests {
             if avx512 {
                 // SAFETY: AVX-512F/VL checked above.
                 assert_eq!(unsafe { f_update_avx512(r1, r2, x1, x2) }, want);
+            }
+            if gfni {
+                // SAFETY: AVX-512F/VL and GFNI checked above.
+                assert_eq!(unsafe { f_update_gfni(r1, r2, x1, x2) }, want);
+            }
+            if gfni_avx2 {
+                // SAFETY: AVX2 and GFNI checked above.
+                assert_eq!(unsafe { f_update_avx2_gfni(r1, r2, x1, x2) }, want);
             }
         }
     }

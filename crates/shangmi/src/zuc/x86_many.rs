@@ -11,8 +11,9 @@
 //! by a byte shuffle beforehand. The LFSR works modulo 2^31 - 1 with 31-bit
 //! rotations (multiplication by powers of 2) and an exact reduction after
 //! each addition, so cells stay in [1, 2^31 - 1] as the standard requires.
-//! AVX2 and AES-NI only, so the same code runs on every SIMD backend and is
-//! what valgrind checks.
+//! With GFNI (the `gfni-avx2` and `gfni` backends) S1 is two GFNI affine
+//! instructions instead (see x86_x16.rs); the AES-NI form is what valgrind
+//! checks (it does not emulate GFNI).
 
 use core::arch::x86_64::*;
 
@@ -21,6 +22,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use super::sbox::{P1, P2, Q3};
 use super::spec::D128;
 use super::x86_f::{POST_HI, POST_LO, PRE_HI, PRE_LO, S1_POS};
+use super::x86_x16::{GFNI_S1_C, GFNI_S1_POST, GFNI_S1_PRE};
 
 /// Streams processed together.
 pub(crate) const LANES: usize = 8;
@@ -53,6 +55,8 @@ struct Consts {
     rol16: __m256i,
     rol24: __m256i,
     p31: __m256i,
+    gf_pre: __m256i,
+    gf_post: __m256i,
 }
 
 impl Consts {
@@ -91,14 +95,32 @@ impl Consts {
                 rol16: per_word([2, 3, 0, 1]),
                 rol24: per_word([1, 2, 3, 0]),
                 p31: _mm256_set1_epi32(0x7fff_ffff),
+                gf_pre: _mm256_set1_epi64x(GFNI_S1_PRE as i64),
+                gf_post: _mm256_set1_epi64x(GFNI_S1_POST as i64),
             }
         }
     }
 }
 
-/// S0/S1 on the bytes of eight words (S1 on the even bytes, S0 on the odd).
+/// S0/S1 on the bytes of eight words (S1 on the even bytes, S0 on the odd);
+/// with `G`, S1 by GFNI (see x86_x16.rs) instead of AES-NI.
 #[inline(always)]
-unsafe fn sbox(k: &Consts, x: __m256i) -> __m256i {
+unsafe fn sbox<const G: bool>(k: &Consts, x: __m256i) -> __m256i {
+    if G {
+        // SAFETY: the caller enables AVX2 and GFNI.
+        return unsafe {
+            let s1 = _mm256_gf2p8affineinv_epi64_epi8::<GFNI_S1_C>(
+                _mm256_gf2p8affine_epi64_epi8::<0>(x, k.gf_pre),
+                k.gf_post,
+            );
+            let lo = _mm256_and_si256(x, k.nib);
+            let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(x), k.nib);
+            let t2 = _mm256_xor_si256(_mm256_shuffle_epi8(k.p1, lo), hi);
+            let t1 = _mm256_xor_si256(_mm256_shuffle_epi8(k.p2, t2), lo);
+            let s0 = _mm256_xor_si256(_mm256_shuffle_epi8(k.q3, t1), _mm256_add_epi8(t2, t2));
+            _mm256_blendv_epi8(s1, s0, k.s0_mask)
+        };
+    }
     // SAFETY: the caller enables AVX2 and AES-NI.
     unsafe {
         let lo = _mm256_and_si256(x, k.nib);
@@ -143,7 +165,7 @@ unsafe fn add_mod(k: &Consts, a: __m256i, b: __m256i) -> __m256i {
 /// from the loop's position). Returns the keystream word Z (work mode) or W
 /// (initialisation mode, where W >> 1 also enters the LFSR).
 #[inline(always)]
-unsafe fn step<const INIT: bool>(
+unsafe fn step<const INIT: bool, const G: bool>(
     k: &Consts,
     s: &mut [__m256i; 32],
     t: usize,
@@ -181,8 +203,8 @@ unsafe fn step<const INIT: bool>(
             _mm256_xor_si256(v, v8),
             _mm256_xor_si256(_mm256_slli_epi32::<6>(y), _mm256_srli_epi32::<26>(y)),
         );
-        *r1 = sbox(k, l1);
-        *r2 = sbox(k, l2);
+        *r1 = sbox::<G>(k, l1);
+        *r2 = sbox::<G>(k, l2);
         // LFSR: 2^15 s15 + 2^17 s13 + 2^21 s10 + 2^20 s4 + (1 + 2^8) s0 (+ W >> 1)
         let a = add_mod(k, mul_pow2::<15, 16>(k, c(15)), mul_pow2::<17, 14>(k, c(13)));
         let b = add_mod(k, mul_pow2::<21, 10>(k, c(10)), mul_pow2::<20, 11>(k, c(4)));
@@ -265,12 +287,36 @@ pub(crate) unsafe fn xor_be(words: &[u32; BLOCK], src: &[u8], dst: &mut [u8]) {
 }
 
 impl Lanes {
-    /// ZUC-128 key/IV loading and initialisation of eight streams.
+    /// ZUC-128 key/IV loading and initialisation of eight streams; with
+    /// `gfni`, S1 by GFNI.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and AES-NI.
+    /// The CPU must support AVX2 and AES-NI, and GFNI with `gfni`.
+    pub(crate) unsafe fn new_128(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES], gfni: bool) -> Lanes {
+        // SAFETY: the caller's promise.
+        unsafe {
+            if gfni {
+                Lanes::new_128_gfni(keys, ivs)
+            } else {
+                Lanes::new_128_aes(keys, ivs)
+            }
+        }
+    }
+
     #[target_feature(enable = "avx2,aes")]
-    pub(crate) unsafe fn new_128(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES]) -> Lanes {
+    unsafe fn new_128_aes(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES]) -> Lanes {
+        // SAFETY: same features as this function.
+        unsafe { Lanes::new_128_with::<false>(keys, ivs) }
+    }
+
+    #[target_feature(enable = "avx2,aes,gfni")]
+    unsafe fn new_128_gfni(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES]) -> Lanes {
+        // SAFETY: same features as this function.
+        unsafe { Lanes::new_128_with::<true>(keys, ivs) }
+    }
+
+    #[inline(always)]
+    unsafe fn new_128_with<const G: bool>(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES]) -> Lanes {
         let mut lanes = Lanes { cells: [[0; LANES]; 16], r1: [0; LANES], r2: [0; LANES] };
         for (i, cell) in lanes.cells.iter_mut().enumerate() {
             for (l, c) in cell.iter_mut().enumerate() {
@@ -285,12 +331,12 @@ impl Lanes {
             let mut r2 = _mm256_setzero_si256();
             for _ in 0..2 {
                 for t in 0..16 {
-                    step::<true>(&k, &mut s, t, &mut r1, &mut r2);
+                    step::<true, G>(&k, &mut s, t, &mut r1, &mut r2);
                 }
                 s.copy_within(16..32, 0);
             }
             // One work-mode clock whose output is discarded.
-            step::<false>(&k, &mut s, 0, &mut r1, &mut r2);
+            step::<false, G>(&k, &mut s, 0, &mut r1, &mut r2);
             s.copy_within(1..17, 0);
             lanes.store(&s, r1, r2);
             // the stack copies hold key-derived state
@@ -324,12 +370,35 @@ impl Lanes {
     }
 
     /// The next [`BLOCK`] keystream words of every stream: `out[l][i]` is
-    /// word i of lane l.
+    /// word i of lane l. `gfni` as for [`Lanes::new_128`].
     ///
     /// # Safety
-    /// The CPU must support AVX2 and AES-NI.
+    /// The CPU must support AVX2 and AES-NI, and GFNI with `gfni`.
+    pub(crate) unsafe fn block(&mut self, out: &mut [[u32; BLOCK]; LANES], gfni: bool) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            if gfni {
+                self.block_gfni(out)
+            } else {
+                self.block_aes(out)
+            }
+        }
+    }
+
     #[target_feature(enable = "avx2,aes")]
-    pub(crate) unsafe fn block(&mut self, out: &mut [[u32; BLOCK]; LANES]) {
+    unsafe fn block_aes(&mut self, out: &mut [[u32; BLOCK]; LANES]) {
+        // SAFETY: same features as this function.
+        unsafe { self.block_with::<false>(out) }
+    }
+
+    #[target_feature(enable = "avx2,aes,gfni")]
+    unsafe fn block_gfni(&mut self, out: &mut [[u32; BLOCK]; LANES]) {
+        // SAFETY: same features as this function.
+        unsafe { self.block_with::<true>(out) }
+    }
+
+    #[inline(always)]
+    unsafe fn block_with<const G: bool>(&mut self, out: &mut [[u32; BLOCK]; LANES]) {
         // SAFETY: features enabled on this function.
         unsafe {
             let k = Consts::new();
@@ -338,7 +407,7 @@ impl Lanes {
             let mut r2 = _mm256_loadu_si256(self.r2.as_ptr().cast());
             let mut z = [_mm256_setzero_si256(); BLOCK];
             for (t, zt) in z.iter_mut().enumerate() {
-                *zt = step::<false>(&k, &mut s, t, &mut r1, &mut r2);
+                *zt = step::<false, G>(&k, &mut s, t, &mut r1, &mut r2);
             }
             s.copy_within(16..32, 0);
             self.store(&s, r1, r2);
@@ -356,9 +425,48 @@ impl Lanes {
     /// the LFSR's own chain) overlaps the other's work.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and AES-NI.
-    #[target_feature(enable = "avx2,aes")]
+    /// The CPU must support AVX2 and AES-NI, and GFNI with `gfni`.
     pub(crate) unsafe fn block_pair(
+        a: &mut Lanes,
+        b: &mut Lanes,
+        out_a: &mut [[u32; BLOCK]; LANES],
+        out_b: &mut [[u32; BLOCK]; LANES],
+        gfni: bool,
+    ) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            if gfni {
+                Lanes::block_pair_gfni(a, b, out_a, out_b)
+            } else {
+                Lanes::block_pair_aes(a, b, out_a, out_b)
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,aes")]
+    unsafe fn block_pair_aes(
+        a: &mut Lanes,
+        b: &mut Lanes,
+        oa: &mut [[u32; BLOCK]; LANES],
+        ob: &mut [[u32; BLOCK]; LANES],
+    ) {
+        // SAFETY: same features as this function.
+        unsafe { Lanes::block_pair_with::<false>(a, b, oa, ob) }
+    }
+
+    #[target_feature(enable = "avx2,aes,gfni")]
+    unsafe fn block_pair_gfni(
+        a: &mut Lanes,
+        b: &mut Lanes,
+        oa: &mut [[u32; BLOCK]; LANES],
+        ob: &mut [[u32; BLOCK]; LANES],
+    ) {
+        // SAFETY: same features as this function.
+        unsafe { Lanes::block_pair_with::<true>(a, b, oa, ob) }
+    }
+
+    #[inline(always)]
+    unsafe fn block_pair_with<const G: bool>(
         a: &mut Lanes,
         b: &mut Lanes,
         out_a: &mut [[u32; BLOCK]; LANES],
@@ -376,8 +484,8 @@ impl Lanes {
             let mut za = [_mm256_setzero_si256(); BLOCK];
             let mut zb = [_mm256_setzero_si256(); BLOCK];
             for t in 0..BLOCK {
-                za[t] = step::<false>(&k, &mut sa, t, &mut ra1, &mut ra2);
-                zb[t] = step::<false>(&k, &mut sb, t, &mut rb1, &mut rb2);
+                za[t] = step::<false, G>(&k, &mut sa, t, &mut ra1, &mut ra2);
+                zb[t] = step::<false, G>(&k, &mut sb, t, &mut rb1, &mut rb2);
             }
             sa.copy_within(16..32, 0);
             sb.copy_within(16..32, 0);
