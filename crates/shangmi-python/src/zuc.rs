@@ -131,7 +131,7 @@ struct Arg<'py> {
 const SHAPE: &str = "(key, count, bearer, direction, data[, length_bits])";
 
 /// Converts the batch; a malformed message names its index.
-fn convert<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Vec<Arg<'py>>> {
+fn messages_in<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Vec<Arg<'py>>> {
     let items = batch(messages, &format!("{SHAPE} tuples"))?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -172,7 +172,7 @@ fn messages<'a>(args: &'a [Arg<'_>]) -> (Vec<zuc::Message<'a>>, usize) {
 /// before they are handed to Python (conversion of the core's outputs:
 /// fresh intermediate buffers would cost a copy and page faults on large
 /// outputs).
-fn fresh_bytes<'py>(py: Python<'py>, lens: &[usize]) -> PyResult<Vec<(Bound<'py, PyBytes>, &'py mut [u8])>> {
+fn bytes_out<'py>(py: Python<'py>, lens: &[usize]) -> PyResult<Vec<(Bound<'py, PyBytes>, &'py mut [u8])>> {
     lens.iter()
         .map(|&n| {
             let b = PyBytes::new_with(py, n, |_| Ok(()))?;
@@ -197,10 +197,10 @@ fn fresh_bytes<'py>(py: Python<'py>, lens: &[usize]) -> PyResult<Vec<(Bound<'py,
 /// core call that sizes the outputs and schedules the messages over its lanes.
 #[pyfunction]
 fn zuc_eea3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-    let args = convert(messages_)?;
+    let args = messages_in(messages_)?;
     let (msgs, total) = messages(&args);
     let lens = zuc::eea3_many_output_lens(&msgs).py_err()?;
-    let (outs, mut bufs): (Vec<_>, Vec<_>) = fresh_bytes(py, &lens)?.into_iter().unzip();
+    let (outs, mut bufs): (Vec<_>, Vec<_>) = bytes_out(py, &lens)?.into_iter().unzip();
     maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), &msgs, &mut bufs)).py_err()?;
     drop(bufs);
     Ok(outs)
@@ -208,7 +208,7 @@ fn zuc_eea3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResul
 
 #[pyfunction]
 fn zuc_eia3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-    let args = convert(messages_)?;
+    let args = messages_in(messages_)?;
     let (msgs, total) = messages(&args);
     let tags = maybe_detach(py, total, || zuc::eia3_many(&msgs)).py_err()?;
     Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
