@@ -2,16 +2,17 @@
 //! CPU can run; the multi-message API (eea3_many / eia3_many) against the
 //! same vectors and against the single-message functions.
 
-use serde_json::Value;
+mod common;
+
+use common::Value;
 use shangmi::zuc::{self, Backend, Keystream, Message};
 
 fn vectors() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/zuc.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("read zuc.json")).expect("parse zuc.json")
+    common::json("zuc.json")
 }
 
 fn hx(v: &Value) -> Vec<u8> {
-    hex::decode(v.as_str().expect("hex string")).expect("valid hex")
+    common::hexv(v)
 }
 
 fn int(v: &Value) -> u64 {

@@ -261,7 +261,7 @@ unsafe fn f_core_gfni(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
 #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
 pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     // SAFETY: same features as this function.
-    unsafe { f_update_with::<AVX2>(r1, r2, x1, x2) }
+    unsafe { f_update_form::<AVX2>(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the AVX-512 form of F (for the tests).
@@ -272,7 +272,7 @@ pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) 
 #[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
 unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     // SAFETY: same features as this function.
-    unsafe { f_update_with::<AVX512>(r1, r2, x1, x2) }
+    unsafe { f_update_form::<AVX512>(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the AVX2 + GFNI form of F (for the tests).
@@ -283,7 +283,7 @@ unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
 #[target_feature(enable = "avx2,ssse3,sse4.1,gfni")]
 unsafe fn f_update_avx2_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     // SAFETY: same features as this function.
-    unsafe { f_update_with::<AVX2_GFNI>(r1, r2, x1, x2) }
+    unsafe { f_update_form::<AVX2_GFNI>(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the GFNI form of F (for the tests).
@@ -294,11 +294,11 @@ unsafe fn f_update_avx2_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
 #[target_feature(enable = "avx2,ssse3,sse4.1,avx512f,avx512vl,gfni")]
 unsafe fn f_update_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     // SAFETY: same features as this function.
-    unsafe { f_update_with::<GFNI>(r1, r2, x1, x2) }
+    unsafe { f_update_form::<GFNI>(r1, r2, x1, x2) }
 }
 
 #[inline(always)]
-unsafe fn f_update_with<const FORM: u8>(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+unsafe fn f_update_form<const FORM: u8>(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
     let (cu, cv) = (x2 >> 16, x2 << 16);
     let lu = cu ^ cu.rotate_left(2) ^ cu.rotate_left(10) ^ cu.rotate_left(18) ^ cu.rotate_left(24);
     let lv = cv ^ cv.rotate_left(8) ^ cv.rotate_left(14) ^ cv.rotate_left(22) ^ cv.rotate_left(30);
