@@ -52,6 +52,28 @@ def pki_seeds() -> list[bytes]:
     ]
 
 
+def sm9_seeds() -> list[bytes]:
+    """GmSSL-written SM9 files (tests/vectors/sm9_gmssl), each routed to its parser."""
+    import base64
+    import re
+
+    d = HERE.parent / "tests" / "vectors" / "sm9_gmssl"
+
+    def der(name: str) -> bytes:
+        m = re.search(rb"-----BEGIN [^-]+-----(.*?)-----END", (d / name).read_bytes(), re.S)
+        assert m is not None
+        return base64.b64decode(b"".join(m.group(1).split()))
+
+    def raw(name: str) -> bytes:
+        return (d / name).read_bytes()
+
+    routed = [
+        (0, der("sign_mpk.pem")), (1, der("enc_mpk.pem")), (2, raw("sign_msk.pem")), (3, der("enc_msk.pem")),
+        (4, raw("sign_alice.pem")), (5, der("enc_bob.pem")), (7, raw("msg.sig")), (8, raw("msg.ct")),
+    ]
+    return [bytes([sel]) + body for sel, body in routed]
+
+
 def seeds() -> dict[str, list[bytes]]:
     f = {p.name: p.read_bytes() for p in FORMATS.iterdir() if p.suffix in (".pem", ".der")}
     priv: list[bytes] = []
@@ -100,6 +122,7 @@ def seeds() -> dict[str, list[bytes]]:
         "zuc_streams": z,
         "compat_gmssl": compat,
         "pki_parsers": pki_seeds(),
+        "sm9_parsers": sm9_seeds(),
         "selftest_raise": [b"CRASH"],
     }
 

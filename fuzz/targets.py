@@ -176,6 +176,53 @@ def pki_parsers(data: bytes) -> None:
         x509.load_pem_x509_certificates(body)
 
 
+SM9_FILES = FORMATS.parent / "sm9_gmssl"  # written by GmSSL's CLI (README.md there)
+SM9: dict[str, Any] = {}
+
+
+def _sm9() -> dict[str, Any]:
+    """GmSSL's master public keys and Bob's decryption key, loaded once."""
+    if not SM9:
+        from shangmi import sm9
+
+        SM9["mod"] = sm9
+        SM9["sign_mpk"] = sm9.SignMasterPublicKey.from_pem((SM9_FILES / "sign_mpk.pem").read_bytes())
+        SM9["enc_mpk"] = sm9.EncMasterPublicKey.from_pem((SM9_FILES / "enc_mpk.pem").read_bytes())
+        SM9["bob"] = sm9.EncPrivateKey.from_pem((SM9_FILES / "enc_bob.pem").read_bytes(), "123456", uid=b"Bob")
+    return SM9
+
+
+def sm9_parsers(data: bytes) -> None:
+    """SM9 key files in every form (PEM, DER, bare bytes; encrypted with the
+    fixtures' passwords), signatures and ciphertexts as an attacker would send them."""
+    k = _sm9()
+    sm9 = k["mod"]
+    sel, body = data[0] % 10, data[1:]
+    if sel == 0:
+        sm9.SignMasterPublicKey.from_der(body)
+    elif sel == 1:
+        sm9.EncMasterPublicKey.from_bytes(body)
+    elif sel == 2:
+        sm9.SignMasterKey.from_pem(body, "P@ssw0rd")
+    elif sel == 3:
+        sm9.EncMasterKey.from_der(body)
+    elif sel == 4:
+        sm9.SignPrivateKey.from_pem(body, "123456", master_public_key=k["sign_mpk"])
+    elif sel == 5:
+        sm9.EncPrivateKey.from_der(body, master_public_key=k["enc_mpk"], uid=b"Bob")
+    elif sel == 6:
+        sm9.EncPrivateKey.from_bytes(body, k["enc_mpk"], uid=b"Bob")
+    elif sel == 7:
+        try:
+            k["sign_mpk"].verify(body, b"hello sm9", b"Alice", encoding="der" if len(body) % 2 else "raw")
+        except shangmi.InvalidSignature:
+            pass
+    elif sel == 8:
+        k["bob"].decrypt(body, mode="der", mac="hmac-sm3")
+    else:
+        k["bob"].decapsulate(body, 32)
+
+
 def selftest_raise(data: bytes) -> None:
     """Deliberately fails on inputs starting with b"CRASH": proves the runner reports findings."""
     if data.startswith(b"CRASH"):
@@ -185,7 +232,8 @@ def selftest_raise(data: bytes) -> None:
 TARGETS: dict[str, Callable[[bytes], None]] = {
     f.__name__: f
     for f in (
-        sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers
+        sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers,
+        sm9_parsers,
     )
 }
 
