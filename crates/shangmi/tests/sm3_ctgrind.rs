@@ -2,7 +2,7 @@
 //! `sm4_ctgrind.rs` does for SM4: the HMAC key and the messages are marked
 //! "undefined" with a memcheck client request, so any branch or memory
 //! address that depends on them is reported. The test re-runs itself under
-//! valgrind once per `SHANGMI_CPU_DISABLE` mask in [`MASKS`]; a control run
+//! valgrind once per `SHANGMI_CPU_DISABLE` mask in [`ctgrind::MASKS`](common::ctgrind::MASKS); a control run
 //! with a deliberate secret-indexed table lookup must fail, which shows the
 //! check can fail. Skipped when valgrind is not installed.
 //!
@@ -18,12 +18,11 @@
 //! the message expansion in registers stored to fixed stack offsets: no
 //! secret-dependent branch or address.
 
-use std::process::Command;
+mod common;
 
-use shangmi::ctime::{make_defined, make_undefined};
+use common::ctgrind;
+use shangmi::ctime::make_undefined;
 use shangmi::sm3::{self, HmacSm3, Sm3};
-
-const CHILD: &str = "SHANGMI_CTGRIND_CHILD";
 
 fn secret_work(leak: bool) {
     let mut key = [0x5au8; 100]; // longer than a block: hashed first
@@ -49,55 +48,15 @@ fn secret_work(leak: bool) {
         out.extend(d);
     }
     if leak {
-        // Control: a table lookup indexed by a secret byte.
-        let table: Vec<u8> = (0..=255).collect();
-        out.push(table[out[0] as usize]);
+        ctgrind::leak_control(&mut out);
     }
-    // Declassify the outputs (digests and MACs are public), then use them.
-    make_defined(&out);
-    let sum: u32 = out.iter().map(|&v| v as u32).sum();
-    std::hint::black_box(sum);
+    ctgrind::publish(&out);
     key.fill(0);
     msg.fill(0);
-}
-
-/// Masks that step through the paths valgrind can run.
-const MASKS: [&str; 3] = ["", "avx2", "all"];
-
-fn run_under_valgrind(mode: &str, mask: &str) -> Option<(i32, String)> {
-    Command::new("valgrind").arg("--version").output().ok()?;
-    let exe = std::env::current_exe().ok()?;
-    let out = Command::new("valgrind")
-        .args(["-q", "--error-exitcode=42", "--track-origins=no"])
-        .arg(exe)
-        .args(["--exact", "sm3_hmac_is_constant_time_under_valgrind", "--test-threads=1", "--nocapture"])
-        .env(CHILD, mode)
-        .env("SHANGMI_CPU_DISABLE", mask)
-        .output()
-        .ok()?;
-    Some((out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned()))
 }
 
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn sm3_hmac_is_constant_time_under_valgrind() {
-    match std::env::var(CHILD).as_deref() {
-        Ok("clean") => return secret_work(false),
-        Ok("leak") => return secret_work(true),
-        _ => {}
-    }
-    let mut seen = Vec::new();
-    for mask in MASKS {
-        let Some((clean, log)) = run_under_valgrind("clean", mask) else {
-            eprintln!("valgrind not installed: constant-time check skipped");
-            return;
-        };
-        let backend = log.lines().find_map(|l| l.strip_prefix("ctgrind backend ")).unwrap_or("?").to_string();
-        assert_eq!(clean, 0, "valgrind found a secret-dependent branch or address (mask {mask:?}, {backend}):\n{log}");
-        seen.push(backend);
-    }
-    eprintln!("checked under valgrind: {seen:?}");
-    assert!(seen.iter().any(|b| b == "portable"), "{seen:?}");
-    let (leak, log) = run_under_valgrind("leak", "all").expect("valgrind ran once already");
-    assert_eq!(leak, 42, "the control with a secret-indexed lookup was not detected:\n{log}");
+    ctgrind::check("sm3_hmac_is_constant_time_under_valgrind", secret_work);
 }

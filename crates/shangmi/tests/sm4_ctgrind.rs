@@ -2,7 +2,7 @@
 //! approach of libsecp256k1's ctime tests): key and plaintext are marked
 //! "undefined" with a memcheck client request, so any branch or memory
 //! address that depends on them is reported as an error. The test re-runs
-//! itself under valgrind once per `SHANGMI_CPU_DISABLE` mask in [`MASKS`],
+//! itself under valgrind once per `SHANGMI_CPU_DISABLE` mask in [`ctgrind::MASKS`](common::ctgrind::MASKS),
 //! each selecting another backend; a control run with a deliberate
 //! secret-indexed table lookup must fail, which shows the check can fail.
 //! Skipped when valgrind is not installed.
@@ -16,12 +16,11 @@
 //! (`gf2p8affine*`, `aesenclast`, `pshufb` with data as the shuffle index,
 //! `vprold`, `vpternlogd`): no secret-dependent branch or address.
 
-use std::process::Command;
+mod common;
 
+use common::ctgrind;
 use shangmi::ctime::{make_defined, make_undefined};
 use shangmi::sm4::{self, Ccm, Gcm, Sm4, Xts, XtsStandard};
-
-const CHILD: &str = "SHANGMI_CTGRIND_CHILD";
 
 #[cfg(target_arch = "x86_64")]
 fn secret_work(leak: bool) {
@@ -71,55 +70,15 @@ fn secret_work(leak: bool) {
     xts.decrypt_in_place(&[7; 16], &mut y[..40]).unwrap();
     out.extend_from_slice(&y);
     if leak {
-        // Control: a table lookup indexed by a secret byte.
-        let table: Vec<u8> = (0..=255).collect();
-        out.push(table[out[0] as usize]);
+        ctgrind::leak_control(&mut out);
     }
-    // Declassify the outputs (ciphertexts are public), then use them.
-    make_defined(&out);
-    let sum: u32 = out.iter().map(|&v| v as u32).sum();
-    std::hint::black_box(sum);
+    ctgrind::publish(&out);
     key.fill(0);
     msg.fill(0);
-}
-
-/// Masks that step through the backends valgrind can run.
-const MASKS: [&str; 3] = ["", "avx2", "all"];
-
-fn run_under_valgrind(mode: &str, mask: &str) -> Option<(i32, String)> {
-    Command::new("valgrind").arg("--version").output().ok()?;
-    let exe = std::env::current_exe().ok()?;
-    let out = Command::new("valgrind")
-        .args(["-q", "--error-exitcode=42", "--track-origins=no"])
-        .arg(exe)
-        .args(["--exact", "sm4_is_constant_time_under_valgrind", "--test-threads=1", "--nocapture"])
-        .env(CHILD, mode)
-        .env("SHANGMI_CPU_DISABLE", mask)
-        .output()
-        .ok()?;
-    Some((out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned()))
 }
 
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn sm4_is_constant_time_under_valgrind() {
-    match std::env::var(CHILD).as_deref() {
-        Ok("clean") => return secret_work(false),
-        Ok("leak") => return secret_work(true),
-        _ => {}
-    }
-    let mut seen = Vec::new();
-    for mask in MASKS {
-        let Some((clean, log)) = run_under_valgrind("clean", mask) else {
-            eprintln!("valgrind not installed: constant-time check skipped");
-            return;
-        };
-        let backend = log.lines().find_map(|l| l.strip_prefix("ctgrind backend ")).unwrap_or("?").to_string();
-        assert_eq!(clean, 0, "valgrind found a secret-dependent branch or address (mask {mask:?}, {backend}):\n{log}");
-        seen.push(backend);
-    }
-    eprintln!("checked under valgrind: {seen:?}");
-    assert!(seen.iter().any(|b| b == "portable"), "{seen:?}");
-    let (leak, log) = run_under_valgrind("leak", "all").expect("valgrind ran once already");
-    assert_eq!(leak, 42, "the control with a secret-indexed lookup was not detected:\n{log}");
+    ctgrind::check("sm4_is_constant_time_under_valgrind", secret_work);
 }

@@ -8,6 +8,8 @@
 //! Each test binary includes this with `mod common;` and uses part of it.
 #![allow(dead_code)]
 
+pub mod ctgrind;
+
 use std::path::PathBuf;
 
 pub use serde_json::Value;
