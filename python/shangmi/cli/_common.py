@@ -209,6 +209,22 @@ def pbkdf2_sm3_python(password: bytes, salt: bytes, iterations: int, length: int
 # -- output files ----------------------------------------------------------------------
 
 
+def write_secret(path: str, data: bytes) -> None:
+    """Writes a private key file: created (or narrowed) to mode 0600 before
+    the key lands; ``-`` is stdout."""
+    if path == "-":
+        with open_output(path) as f:
+            f.write(data)
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if hasattr(os, "fchmod"):
+        # The mode above applies only to a new file: an existing one keeps
+        # its permissions unless they are narrowed before the key lands.
+        os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
 def umask_mode(mode: int = 0o666) -> int:
     """``mode`` less the process umask: what ``open()`` would give a new file."""
     mask = os.umask(0o22)

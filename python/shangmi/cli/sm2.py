@@ -18,12 +18,11 @@ defaults to 1234567812345678 (GmSSL's); OpenSSL's own default is empty:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from shangmi import sm2, sm3
-from shangmi.cli._common import hex_arg, open_input, open_output, password_arg, read_chunks
+from shangmi.cli._common import hex_arg, open_input, open_output, password_arg, read_chunks, write_secret
 from shangmi.exceptions import InvalidSignature
 
 
@@ -187,17 +186,7 @@ def keygen(args: argparse.Namespace) -> int:
         pem = key.to_pem(format="sec1")
     else:
         pem = key.to_pem(password=pw, encryption=args.cipher)
-    if args.out != "-":
-        # Private keys are created readable by the owner only.
-        fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        if hasattr(os, "fchmod"):
-            # The mode above applies only to a new file: an existing one keeps
-            # its permissions unless they are narrowed before the key lands.
-            os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pem)
-    else:
-        _write("-", pem)
+    write_secret(args.out, pem)
     if args.pubout:
         _write(args.pubout, key.public_key().to_pem())
     return 0

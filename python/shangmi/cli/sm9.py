@@ -26,12 +26,11 @@ ones). Private keys are created with mode 0600.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, Union
 
 from shangmi import sm9
-from shangmi.cli._common import password_arg
+from shangmi.cli._common import password_arg, write_secret
 from shangmi.cli.sm2 import _read_file, _read_signature, _write
 from shangmi.exceptions import InvalidSignature
 
@@ -151,18 +150,6 @@ def _is_pem(data: bytes) -> bool:
     return b"-----BEGIN" in data
 
 
-def _write_secret(path: str, data: bytes) -> None:
-    """A private key file: created (or narrowed) to mode 0600 before the key lands."""
-    if path == "-":
-        _write("-", data)
-        return
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    if hasattr(os, "fchmod"):
-        os.fchmod(fd, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-
-
 def _load_master(path: str, password: bytes | None) -> _Master:
     data = _read_file(path)
     errors: list[str] = []
@@ -184,7 +171,7 @@ def _load_pubmaster(path: str, cls: type[sm9.SignMasterPublicKey] | type[sm9.Enc
 
 def setup(args: argparse.Namespace) -> int:
     master: _Master = sm9.SignMasterKey.generate() if args.alg == "sm9sign" else sm9.EncMasterKey.generate()
-    _write_secret(args.out, master.to_pem(_pass_of(args, "pass")))
+    write_secret(args.out, master.to_pem(_pass_of(args, "pass")))
     if args.pubout:
         _write(args.pubout, master.public_key().to_pem())
     return 0
@@ -202,7 +189,7 @@ def keygen(args: argparse.Namespace) -> int:
         if not isinstance(master, sm9.EncMasterKey):
             raise ValueError(f"{args.input} is a signature master key; -alg {args.alg} needs an encryption master key")
         user = master.extract(uid, hid=sm9.HID_EXCHANGE if args.alg == "sm9keyagreement" else sm9.HID_ENCRYPT)
-    _write_secret(args.out, user.to_pem(_pass_of(args, "outpass")))
+    write_secret(args.out, user.to_pem(_pass_of(args, "outpass")))
     return 0
 
 
