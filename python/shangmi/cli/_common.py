@@ -243,3 +243,24 @@ def read_exact(f: IO[bytes], n: int) -> bytes:
         parts.append(chunk)
         got += len(chunk)
     return b"".join(parts)
+
+
+def read_file(path: str) -> bytes:
+    """The whole of `path` (``-`` is stdin)."""
+    with open_input(path) as f:
+        return f.read()
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Writes `data` to `path` (``-`` is stdout)."""
+    with open_output(path) as f:
+        f.write(data)
+
+
+def read_signature(path: str) -> bytes:
+    """A signature file: hex text (what ``--hex`` and gmssl write) is decoded; anything else is binary."""
+    raw = read_file(path)
+    text = raw.strip()
+    if text and len(text) % 2 == 0 and all(c in b"0123456789abcdefABCDEF" for c in text):
+        return bytes.fromhex(text.decode())
+    return raw

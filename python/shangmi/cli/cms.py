@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from shangmi import cms, x509
-from shangmi.cli._common import open_input, open_output
+from shangmi.cli._common import read_file, write_file
 from shangmi.cli.sm2 import load_private
 from shangmi.cli.x509 import _load_cert
 from shangmi.exceptions import InvalidCertificate, InvalidSignature
@@ -73,34 +73,26 @@ def register(sub: Any) -> None:
     d.set_defaults(func=decrypt)
 
 
-def _read(path: str) -> bytes:
-    with open_input(path) as f:
-        return f.read()
-
 
 def _certs(paths: list[str]) -> list[x509.Certificate]:
-    return [c for p in paths for c in x509.load_pem_x509_certificates(_read(p))]
+    return [c for p in paths for c in x509.load_pem_x509_certificates(read_file(p))]
 
-
-def _write(path: str, data: bytes) -> int:
-    with open_output(path) as f:
-        f.write(data)
-    return 0
 
 
 def sign(args: argparse.Namespace) -> int:
     key = load_private(args.key, args.passin)
-    out = cms.sign(_read(args.input), _load_cert(args.cert), key, detached=args.detached,
+    out = cms.sign(read_file(args.input), _load_cert(args.cert), key, detached=args.detached,
                    certificates=_certs(args.certfile), uid=args.uid.encode(), oids=args.oids, compat=args.compat,
                    encoding=args.outform)
-    return _write(args.out, out)
+    write_file(args.out, out)
+    return 0
 
 
 def verify(args: argparse.Namespace) -> int:
     roots = _certs([args.cafile]) if args.cafile else None
-    data = _read(args.content) if args.content else None
+    data = read_file(args.content) if args.content else None
     try:
-        v = cms.verify(_read(args.input), data=data, trust_roots=roots, certificates=_certs(args.certfile),
+        v = cms.verify(read_file(args.input), data=data, trust_roots=roots, certificates=_certs(args.certfile),
                        uid=None if args.uid is None else args.uid.encode())
     except (InvalidSignature, InvalidCertificate) as exc:
         print(f"verification failed: {exc}", file=sys.stderr)
@@ -110,17 +102,19 @@ def verify(args: argparse.Namespace) -> int:
     print(f"verification OK ({v.form})" + ("" if roots else "; signer not checked against trust roots"),
           file=sys.stderr)
     if args.out:
-        _write(args.out, v.content)
+        write_file(args.out, v.content)
     return 0
 
 
 def encrypt(args: argparse.Namespace) -> int:
-    out = cms.encrypt(_read(args.input), _certs(args.recip), oids=args.oids, compat=args.compat,
+    out = cms.encrypt(read_file(args.input), _certs(args.recip), oids=args.oids, compat=args.compat,
                       recipient_id="key_identifier" if args.keyid else "issuer_and_serial", encoding=args.outform)
-    return _write(args.out, out)
+    write_file(args.out, out)
+    return 0
 
 
 def decrypt(args: argparse.Namespace) -> int:
     key = load_private(args.key, args.passin)
     cert = _load_cert(args.cert) if args.cert else None
-    return _write(args.out, cms.decrypt(_read(args.input), key, cert))
+    write_file(args.out, cms.decrypt(read_file(args.input), key, cert))
+    return 0

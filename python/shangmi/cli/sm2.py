@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from shangmi import sm2, sm3
-from shangmi.cli._common import hex_arg, open_input, open_output, password_arg, read_chunks, write_secret
+from shangmi.cli._common import hex_arg, open_input, password_arg, read_chunks, read_file, read_signature, write_file, write_secret
 from shangmi.exceptions import InvalidSignature
 
 
@@ -128,13 +128,9 @@ def _mode(p: argparse.ArgumentParser) -> None:
 # -- helpers ---------------------------------------------------------------------------
 
 
-def _read_file(path: str) -> bytes:
-    with open_input(path) as f:
-        return f.read()
-
 
 def load_private(path: str, passin: str | None) -> sm2.PrivateKey:
-    data = _read_file(path)
+    data = read_file(path)
     pw = password_arg(passin)
     if b"-----BEGIN" in data:
         return sm2.PrivateKey.from_pem(data, pw)
@@ -144,7 +140,7 @@ def load_private(path: str, passin: str | None) -> sm2.PrivateKey:
 def load_public(args: argparse.Namespace) -> sm2.PublicKey:
     if args.key is not None:
         return load_private(args.key, args.passin).public_key()
-    data = _read_file(args.pubkey)
+    data = read_file(args.pubkey)
     if b"-----BEGIN" in data:
         if b"PRIVATE KEY-----" in data:
             raise ValueError(f"{args.pubkey} holds a private key; pass it with --key")
@@ -169,10 +165,6 @@ def _digest(public: sm2.PublicKey, uid: bytes, path: str) -> bytes:
     return h.digest()
 
 
-def _write(path: str, data: bytes) -> None:
-    with open_output(path) as f:
-        f.write(data)
-
 
 # -- operations ----------------------------------------------------------------------
 
@@ -188,7 +180,7 @@ def keygen(args: argparse.Namespace) -> int:
         pem = key.to_pem(password=pw, encryption=args.cipher)
     write_secret(args.out, pem)
     if args.pubout:
-        _write(args.pubout, key.public_key().to_pem())
+        write_file(args.pubout, key.public_key().to_pem())
     return 0
 
 
@@ -200,7 +192,7 @@ def pubkey(args: argparse.Namespace) -> int:
         out = public.to_bytes(compressed=args.compressed).hex().encode() + b"\n"
     else:
         out = public.to_pem()
-    _write(args.out, out)
+    write_file(args.out, out)
     return 0
 
 
@@ -208,22 +200,14 @@ def sign(args: argparse.Namespace) -> int:
     key = load_private(args.key, args.passin)
     e = _digest(key.public_key(), _uid_of(args), args.input)
     sig = key.sign_digest(e, encoding=args.encoding)
-    _write(args.out, sig.hex().encode() + b"\n" if args.hex else sig)
+    write_file(args.out, sig.hex().encode() + b"\n" if args.hex else sig)
     return 0
 
-
-def _read_signature(path: str) -> bytes:
-    raw = _read_file(path)
-    text = raw.strip()
-    # Hex text (what --hex and gmssl write) is recognised; anything else is binary.
-    if text and len(text) % 2 == 0 and all(c in b"0123456789abcdefABCDEF" for c in text):
-        return bytes.fromhex(text.decode())
-    return raw
 
 
 def verify(args: argparse.Namespace) -> int:
     public = load_public(args)
-    sig = _read_signature(args.signature)
+    sig = read_signature(args.signature)
     e = _digest(public, _uid_of(args), args.input)
     try:
         public.verify_digest(sig, e, encoding=args.encoding)
@@ -236,11 +220,11 @@ def verify(args: argparse.Namespace) -> int:
 
 def encrypt(args: argparse.Namespace) -> int:
     public = load_public(args)
-    _write(args.out, public.encrypt(_read_file(args.input), mode=args.mode))
+    write_file(args.out, public.encrypt(read_file(args.input), mode=args.mode))
     return 0
 
 
 def decrypt(args: argparse.Namespace) -> int:
     key = load_private(args.key, args.passin)
-    _write(args.out, key.decrypt(_read_file(args.input), mode=args.mode))
+    write_file(args.out, key.decrypt(read_file(args.input), mode=args.mode))
     return 0

@@ -30,8 +30,7 @@ import sys
 from typing import Any, Union
 
 from shangmi import sm9
-from shangmi.cli._common import password_arg, write_secret
-from shangmi.cli.sm2 import _read_file, _read_signature, _write
+from shangmi.cli._common import password_arg, read_file, read_signature, write_file, write_secret
 from shangmi.exceptions import InvalidSignature
 
 _Master = Union[sm9.SignMasterKey, sm9.EncMasterKey]
@@ -151,7 +150,7 @@ def _is_pem(data: bytes) -> bool:
 
 
 def _load_master(path: str, password: bytes | None) -> _Master:
-    data = _read_file(path)
+    data = read_file(path)
     errors: list[str] = []
     for cls in (sm9.SignMasterKey, sm9.EncMasterKey):
         try:
@@ -162,7 +161,7 @@ def _load_master(path: str, password: bytes | None) -> _Master:
 
 
 def _load_pubmaster(path: str, cls: type[sm9.SignMasterPublicKey] | type[sm9.EncMasterPublicKey]) -> Any:
-    data = _read_file(path)
+    data = read_file(path)
     return cls.from_pem(data) if _is_pem(data) else cls.from_der(data)
 
 
@@ -173,7 +172,7 @@ def setup(args: argparse.Namespace) -> int:
     master: _Master = sm9.SignMasterKey.generate() if args.alg == "sm9sign" else sm9.EncMasterKey.generate()
     write_secret(args.out, master.to_pem(_pass_of(args, "pass")))
     if args.pubout:
-        _write(args.pubout, master.public_key().to_pem())
+        write_file(args.pubout, master.public_key().to_pem())
     return 0
 
 
@@ -194,17 +193,17 @@ def keygen(args: argparse.Namespace) -> int:
 
 
 def sign(args: argparse.Namespace) -> int:
-    data, pw = _read_file(args.key), _pass_of(args, "pass")
+    data, pw = read_file(args.key), _pass_of(args, "pass")
     key = sm9.SignPrivateKey.from_pem(data, pw) if _is_pem(data) else sm9.SignPrivateKey.from_der(data, pw)
-    sig = key.sign(_read_file(args.input), encoding=args.encoding)
-    _write(args.out, sig.hex().encode() + b"\n" if args.hex else sig)
+    sig = key.sign(read_file(args.input), encoding=args.encoding)
+    write_file(args.out, sig.hex().encode() + b"\n" if args.hex else sig)
     return 0
 
 
 def verify(args: argparse.Namespace) -> int:
     mpk = _load_pubmaster(args.pubmaster, sm9.SignMasterPublicKey)
     try:
-        mpk.verify(_read_signature(args.sig), _read_file(args.input), _uid(args), encoding=args.encoding)
+        mpk.verify(read_signature(args.sig), read_file(args.input), _uid(args), encoding=args.encoding)
     except InvalidSignature:
         print("Signature Verification Failure", file=sys.stderr)
         return 1
@@ -214,13 +213,13 @@ def verify(args: argparse.Namespace) -> int:
 
 def encrypt(args: argparse.Namespace) -> int:
     mpk = _load_pubmaster(args.pubmaster, sm9.EncMasterPublicKey)
-    ct = mpk.encrypt(_read_file(args.input), _uid(args), mode=args.mode, cipher=args.cipher, mac=args.mac)
-    _write(args.out, ct)
+    ct = mpk.encrypt(read_file(args.input), _uid(args), mode=args.mode, cipher=args.cipher, mac=args.mac)
+    write_file(args.out, ct)
     return 0
 
 
 def decrypt(args: argparse.Namespace) -> int:
-    data, pw, uid = _read_file(args.key), _pass_of(args, "pass"), _uid(args)
+    data, pw, uid = read_file(args.key), _pass_of(args, "pass"), _uid(args)
     key = sm9.EncPrivateKey.from_pem(data, pw, uid=uid) if _is_pem(data) else sm9.EncPrivateKey.from_der(data, pw, uid=uid)
-    _write(args.out, key.decrypt(_read_file(args.input), mode=args.mode, cipher=args.cipher, mac=args.mac))
+    write_file(args.out, key.decrypt(read_file(args.input), mode=args.mode, cipher=args.cipher, mac=args.mac))
     return 0

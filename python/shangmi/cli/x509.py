@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from shangmi import sm2, x509
-from shangmi.cli._common import open_input, open_output
+from shangmi.cli._common import open_output, read_file
 from shangmi.cli.sm2 import load_private
 from shangmi.exceptions import InvalidCertificate, InvalidInputError
 from shangmi.x509 import Name, NameAttribute, ObjectIdentifier, RelativeDistinguishedName
@@ -129,13 +129,9 @@ def register(sub: Any) -> None:
     v.set_defaults(func=verify)
 
 
-def _read(path: str) -> bytes:
-    with open_input(path) as f:
-        return f.read()
-
 
 def _load_cert(path: str) -> x509.Certificate:
-    data = _read(path)
+    data = read_file(path)
     return x509.load_pem_x509_certificate(data) if b"-----BEGIN" in data else x509.load_der_x509_certificate(data)
 
 
@@ -182,7 +178,7 @@ def selfsign(args: argparse.Namespace) -> int:
 
 
 def sign(args: argparse.Namespace) -> int:
-    data = _read(args.csr)
+    data = read_file(args.csr)
     csr = x509.load_pem_x509_csr(data) if b"-----BEGIN" in data else x509.load_der_x509_csr(data)
     csr.verify(uid=None if args.csr_uid is None else args.csr_uid.encode())
     ca = _load_cert(args.cacert)
@@ -197,7 +193,7 @@ def sign(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
-    data = _read(args.input)
+    data = read_file(args.input)
     text = data.decode("latin-1")
     if "BEGIN CERTIFICATE REQUEST" in text:
         r = x509.load_pem_x509_csr(data)
@@ -231,9 +227,9 @@ def show(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    roots = x509.load_pem_x509_certificates(_read(args.cafile))
-    inter = [c for path in args.untrusted for c in x509.load_pem_x509_certificates(_read(path))]
-    crls = [x509.load_pem_x509_crl(_read(p)) for p in args.crls]
+    roots = x509.load_pem_x509_certificates(read_file(args.cafile))
+    inter = [c for path in args.untrusted for c in x509.load_pem_x509_certificates(read_file(path))]
+    crls = [x509.load_pem_x509_crl(read_file(p)) for p in args.crls]
     uid = None if args.uid is None else args.uid.encode()
     status = 0
     for path in args.certs:
