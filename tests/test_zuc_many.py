@@ -109,3 +109,63 @@ def test_many_rejects_a_single_buffer() -> None:
 def test_many_releases_the_gil() -> None:
     data = bytes(4 << 20)
     assert_gil_released(lambda: zuc.eea3_many([(K16, i, 1, 0, data) for i in range(8)]))
+
+
+# --- eea3_many_into: the caller's buffers -----------------------------------------------
+
+
+def test_eea3_many_into_vectors() -> None:
+    # The standard's ciphertexts land in the caller's buffers, and only there.
+    entries = V["eea3"] * 3
+    msgs = [_msg(e, "plaintext") for e in entries]
+    outs = [bytearray(b"\xaa" * ((e["length_bits"] + 7) // 8)) for e in entries]
+    assert zuc.eea3_many_into(msgs, outs) is None
+    for e, out in zip(entries, outs):
+        assert bytes(out) == _mask_tail(unhex(e["ciphertext"]), e["length_bits"])
+
+
+def test_eea3_many_into_reused_buffers_and_views() -> None:
+    # Slices of one bytearray (disjoint) are fine; reusing them gives fresh results.
+    data = bytes(range(256)) * 16
+    msgs = [(K16, i, i % 32, i % 2, data[i * 100 : i * 100 + 100 + i]) for i in range(17)]
+    arena = bytearray(sum(len(m[4]) for m in msgs))
+    views, off = [], 0
+    for m in msgs:
+        views.append(memoryview(arena)[off : off + len(m[4])])
+        off += len(m[4])
+    for _ in range(2):
+        zuc.eea3_many_into(msgs, views)
+        assert [bytes(v) for v in views] == zuc.eea3_many(msgs)
+
+
+@pytest.mark.parametrize(
+    "outs, exc, text",
+    [
+        ([bytearray(9)], InvalidInputError, "message 0"),  # wrong length
+        ([bytearray(10), bytearray(10)], InvalidInputError, "2 output buffers for 1 messages"),
+        ([b"\x00" * 10], ShangmiTypeError, "output 0: expected a writable bytes-like object"),
+        ([memoryview(b"\x00" * 10)], ShangmiTypeError, "read-only"),
+        (["x" * 10], ShangmiTypeError, "output 0"),
+        (bytearray(10), ShangmiTypeError, "expected an iterable of writable buffers"),
+    ],
+)
+def test_eea3_many_into_errors(outs: Any, exc: type[Exception], text: str) -> None:
+    with pytest.raises(exc, match=text):
+        zuc.eea3_many_into([(K16, 0, 0, 0, bytes(10))], outs)
+
+
+def test_eea3_many_into_refuses_overlap() -> None:
+    arena = bytearray(30)
+    view = memoryview(arena)
+    msgs = [(K16, 0, 0, 0, bytes(10)), (K16, 1, 0, 0, bytes(10))]
+    with pytest.raises(InvalidInputError, match="must not overlap"):
+        zuc.eea3_many_into(msgs, [view[0:10], view[5:15]])  # two outputs
+    with pytest.raises(InvalidInputError, match="must not overlap"):
+        zuc.eea3_many_into(msgs, [arena, arena])  # the same buffer twice (and the wrong length)
+    data = bytearray(10)
+    with pytest.raises(InvalidInputError, match="must not overlap"):
+        zuc.eea3_many_into([(K16, 0, 0, 0, data)], [data])  # in place
+    assert arena == bytearray(30) and data == bytearray(10)  # nothing was written
+    # Adjacent, not overlapping: accepted.
+    zuc.eea3_many_into(msgs, [view[0:10], view[10:20]])
+    assert bytes(view[0:20]) == b"".join(zuc.eea3_many(msgs))

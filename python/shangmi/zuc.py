@@ -12,6 +12,7 @@ zero; the MACs ignore those bits::
     mac = zuc.eia3(key, count, bearer, direction, msg)          # 4 bytes
     tag = zuc.zuc256_mac(key32, iv, msg, tag_bits=64)           # 8 bytes
     cts = zuc.eea3_many([(key, count, bearer, direction, pt), ...])  # many at once
+    zuc.eea3_many_into(msgs, [bytearray(len(m[4])) for m in msgs])  # into your buffers
 
     ks = zuc.ZUC128(key, iv)
     ks.keystream(10) + ks.keystream(6) == zuc.ZUC128(key, iv).keystream(16)
@@ -41,6 +42,7 @@ __all__ = [
     "eea3",
     "eia3",
     "eea3_many",
+    "eea3_many_into",
     "eia3_many",
     "Message",
     "zuc256_mac",
@@ -191,6 +193,20 @@ def eea3_many(messages: Iterable[Message]) -> list[bytes]:
     the message's index.
     """
     return _native.zuc_eea3_many(messages)
+
+
+def eea3_many_into(messages: Iterable[Message], outputs: Iterable[Buffer]) -> None:
+    """:func:`eea3_many` writing message i's ciphertext into ``outputs[i]``.
+
+    Each output is a writable buffer (``bytearray``, a ``memoryview`` of one,
+    an array) of exactly ``ceil(length_bits / 8)`` bytes — ``len(data)`` when
+    ``length_bits`` is not given. Reusing the same buffers across calls avoids
+    allocating (and page-faulting) a fresh ``bytes`` per message, which is
+    what bulk callers want. Outputs must not overlap each other, a key or a
+    message (no in-place encryption); wrong counts, lengths, read-only
+    buffers and overlaps raise before anything is written.
+    """
+    _native.zuc_eea3_many_into(messages, outputs)
 
 
 def eia3_many(messages: Iterable[Message]) -> list[bytes]:

@@ -80,6 +80,85 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Bytes<'py> {
     }
 }
 
+/// A writable, contiguous byte view (bytearray, a writable memoryview,
+/// array, numpy) that the core can fill with the GIL released. Read-only
+/// exporters (bytes, a read-only memoryview) are refused. Holding the export
+/// keeps the memory alive and stops a bytearray from being resized.
+pub(crate) struct BytesMut {
+    _owner: PyBuffer<u8>,
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: as for `Bytes`: the export keeps the memory alive; a concurrent
+// Python writer is a data race of the same kind as with any C extension that
+// releases the GIL, never a use-after-free.
+unsafe impl Send for BytesMut {}
+unsafe impl Sync for BytesMut {}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for BytesMut {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let expected = "expected a writable bytes-like object (bytearray, memoryview of one)";
+        let buf = PyBuffer::<u8>::get(&obj).map_err(|_| wrong_type(format!("{expected}, got {}", type_name(&obj))))?;
+        if buf.readonly() {
+            return Err(wrong_type(format!("{expected}, got read-only {}", type_name(&obj))));
+        }
+        if !buf.is_c_contiguous() {
+            return Err(invalid("buffer must be C-contiguous"));
+        }
+        let (ptr, len) = (buf.buf_ptr() as *mut u8, buf.len_bytes());
+        Ok(BytesMut { _owner: buf, ptr, len })
+    }
+}
+
+/// The outputs as mutable slices, once it is checked that none overlaps
+/// another output or any of `inputs` (two `&mut` views of one byte, or a
+/// `&` and a `&mut`, would be undefined behaviour; the core's contract has
+/// distinct buffers). Overlap is refused with an error naming the output.
+pub(crate) fn disjoint_outputs<'a>(outs: &'a mut [BytesMut], inputs: &[&[u8]]) -> PyResult<Vec<&'a mut [u8]>> {
+    // (start, end, output index or None for an input), empty views skipped.
+    let mut spans: Vec<(usize, usize, Option<usize>)> = outs
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.len > 0)
+        .map(|(i, o)| (o.ptr as usize, o.ptr as usize + o.len, Some(i)))
+        .collect();
+    spans.extend(
+        inputs.iter().filter(|s| !s.is_empty()).map(|s| (s.as_ptr() as usize, s.as_ptr() as usize + s.len(), None)),
+    );
+    spans.sort_unstable();
+    // Sweep in address order: an output may not start before the end of any
+    // earlier span, an input not before the end of any earlier output.
+    let (mut any_end, mut out_end) = (0usize, 0usize);
+    for &(start, end, out) in &spans {
+        let clash = match out {
+            Some(_) => start < any_end,
+            None => start < out_end,
+        };
+        if clash {
+            return Err(invalid("output buffers must not overlap each other or the inputs"));
+        }
+        any_end = any_end.max(end);
+        if out.is_some() {
+            out_end = out_end.max(end);
+        }
+    }
+    Ok(outs
+        .iter_mut()
+        .map(|o| {
+            if o.len == 0 {
+                return &mut [][..];
+            }
+            // SAFETY: ptr/len describe a live, writable, contiguous buffer held
+            // by the export in `o`, and the sweep above proved it disjoint
+            // from every other slice handed out or read in this call.
+            unsafe { std::slice::from_raw_parts_mut(o.ptr, o.len) }
+        })
+        .collect())
+}
+
 /// An unsigned integer argument of native type `T` (`u32`, `u64`, `usize`).
 /// `bool` is refused: `True` as a count or length is always a mistake.
 pub(crate) struct Uint<T>(pub(crate) T);

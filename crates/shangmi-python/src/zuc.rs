@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi::zuc;
 
-use crate::buffer::{batch, field, item_fields, Bytes, Uint};
+use crate::buffer::{batch, disjoint_outputs, field, item_fields, Bytes, BytesMut, Uint};
 use crate::errors::IntoPyResult;
 use crate::gil::{lock, maybe_detach};
 
@@ -206,6 +206,23 @@ fn zuc_eea3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResul
     Ok(outs)
 }
 
+/// The batch of output buffers of eea3_many_into; a wrong item names its index.
+fn outputs_in(outputs: &Bound<'_, PyAny>) -> PyResult<Vec<BytesMut>> {
+    batch(outputs, "writable buffers")?.iter().enumerate().map(|(i, o)| field(o, "output", i)).collect()
+}
+
+/// eea3_many writing into the caller's buffers (reused across calls, so no
+/// allocation and no page faults); the core checks the count and lengths.
+#[pyfunction]
+fn zuc_eea3_many_into(py: Python<'_>, messages_: &Bound<'_, PyAny>, outputs: &Bound<'_, PyAny>) -> PyResult<()> {
+    let args = messages_in(messages_)?;
+    let (msgs, total) = messages(&args);
+    let mut outs = outputs_in(outputs)?;
+    let inputs: Vec<&[u8]> = args.iter().flat_map(|a| [a.key.as_slice(), a.data.as_slice()]).collect();
+    let mut bufs = disjoint_outputs(&mut outs, &inputs)?;
+    maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), &msgs, &mut bufs)).py_err()
+}
+
 #[pyfunction]
 fn zuc_eia3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
     let args = messages_in(messages_)?;
@@ -225,6 +242,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zuc_eea3, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_eia3, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_eea3_many, m)?)?;
+    m.add_function(wrap_pyfunction!(zuc_eea3_many_into, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_eia3_many, m)?)?;
     m.add_function(wrap_pyfunction!(zuc256_mac, m)?)?;
     m.add_function(wrap_pyfunction!(zuc_backend, m)?)?;
