@@ -166,3 +166,19 @@ def test_error_is_a_shangmi_error() -> None:
         return b"no error"
 
     assert _in_child(child) == b"shangmi"
+
+
+def test_keys_generated_after_fork_differ() -> None:
+    """PrivateKey.generate and encryption draw from a per-thread buffer of OS
+    randomness: a child must never take the bytes its parent would take next."""
+    sm2.PrivateKey.generate()  # fills the parent's buffer
+    pub = sm2.PrivateKey.generate().public_key()
+
+    def child() -> bytes:
+        return sm2.PrivateKey.generate().to_bytes() + pub.encrypt(b"m")[:65]
+
+    out = _in_child(child)
+    assert not out.startswith(b"ERR"), out
+    parent = sm2.PrivateKey.generate().to_bytes() + pub.encrypt(b"m")[:65]
+    assert out[:32] != parent[:32], "parent and child generated the same key"
+    assert out[32:] != parent[32:], "parent and child used the same encryption ephemeral"

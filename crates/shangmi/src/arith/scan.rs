@@ -5,8 +5,9 @@
 //! Three implementations compute the same result: AVX-512F + VL (k-mask
 //! merges on ymm registers: the index reaches only a vector compare and
 //! register-to-register merge-masked moves, whose timing doesn't depend on
-//! the mask), AVX2 (and/or with broadcast masks) and portable (and/or on
-//! words). The choice follows the [`crate::cpu`] tokens, once per process.
+//! the mask), AVX2 (a vector compare makes each entry's mask in a
+//! register, then and/or) and portable (and/or on words with masks made
+//! first). The choice follows the [`crate::cpu`] tokens, once per process.
 //! Valgrind cannot run AVX-512, so scripts/ctime.sh checks the AVX2 and
 //! portable scans, which have the same data flow with and/or in place of
 //! the masked moves. The ymm (not zmm) width is deliberate: 512-bit
@@ -96,6 +97,12 @@ fn scan_kind<T: ScanEntry>(kind: u8, entries: &[T], idx: u64) -> T {
         unsafe { scan_avx512vl(entries, idx, &mut out) };
         return from_words(&out);
     }
+    #[cfg(target_arch = "x86_64")]
+    if kind == AVX2 {
+        // SAFETY: kind 2 implies the CPU has AVX2 (as above).
+        unsafe { scan_avx2(entries, idx, &mut out) };
+        return from_words(&out);
+    }
     // All masks first, then one barrier for the lot: the scan itself is
     // then plain and/or over the table, which LLVM can't turn into a branch.
     // The barrier takes the array by reference (black_box of the array by
@@ -105,12 +112,6 @@ fn scan_kind<T: ScanEntry>(kind: u8, entries: &[T], idx: u64) -> T {
         *m = (((j as u64 + 1) ^ idx).wrapping_sub(1) >> 63).wrapping_neg();
     }
     core::hint::black_box(&mut masks);
-    #[cfg(target_arch = "x86_64")]
-    if kind == AVX2 {
-        // SAFETY: kind 2 implies the CPU has AVX2 (as above).
-        unsafe { scan_avx2(entries, &masks, &mut out) };
-        return from_words(&out);
-    }
     let _ = kind;
     scan_portable(entries, &masks, &mut out);
     from_words(&out)
@@ -139,16 +140,25 @@ fn scan_portable<T: ScanEntry>(entries: &[T], masks: &[u64; MAX_SCAN], out: &mut
     }
 }
 
-/// Each entry as 32-byte loads, ANDed with the broadcast mask and ORed into
-/// the accumulators.
+/// Each entry as 32-byte loads, ANDed with a mask made in a register by a
+/// vector compare of a running counter with the broadcast index, and ORed
+/// into the accumulators: the index reaches only `vpcmpeqq` and the
+/// and/or, whose timing doesn't depend on their operands. (Masks computed
+/// beforehand into a stack array, as the portable scan does, made this
+/// scan slower than the portable one: the 16-byte mask stores reloaded as
+/// 8-byte broadcasts; bench/NOTES.md has the figures.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2<T: ScanEntry>(entries: &[T], masks: &[u64; MAX_SCAN], out: &mut [u64; MAX_ENTRY_BYTES / 8]) {
+fn scan_avx2<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BYTES / 8]) {
     use core::arch::x86_64::*;
     let n = core::mem::size_of::<T>() / 32;
+    let want = _mm256_set1_epi64x(idx as i64);
+    let one = _mm256_set1_epi64x(1);
+    let mut j = one;
     let mut acc = [_mm256_setzero_si256(); MAX_ENTRY_BYTES / 32];
-    for (e, m) in entries.iter().zip(masks.iter()) {
-        let mv = _mm256_set1_epi64x(*m as i64);
+    for e in entries {
+        let mv = _mm256_cmpeq_epi64(j, want);
+        j = _mm256_add_epi64(j, one);
         let p = e as *const T as *const __m256i;
         for (i, a) in acc[..n].iter_mut().enumerate() {
             // SAFETY: `e` is size_of::<T>() = 32·n bytes; the unaligned
@@ -180,7 +190,7 @@ fn scan_avx512vl<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTR
         j = _mm256_add_epi64(j, one);
         let p = e as *const T as *const __m256i;
         for (i, a) in acc[..n].iter_mut().enumerate() {
-            // SAFETY: as in scan_avx2.
+            // SAFETY: `e` is 32·n bytes; load i < n stays inside it.
             let v = unsafe { _mm256_loadu_si256(p.add(i)) };
             *a = _mm256_mask_mov_epi64(*a, k, v);
         }

@@ -37,10 +37,14 @@
 //! is discarded and refilled before use, so parent and child never share a
 //! seed. (Even shared, a seed would be nearly harmless because the values
 //! are hedged: a repeated seed repeats k only for the same key *and*
-//! digest, which gives the same signature again.) Encryption ephemerals
-//! (no secret to hedge with), key-exchange ephemerals and the signature
-//! pool do not use the buffer: they call the OS every time, and pools and
-//! key exchanges check the fork generation themselves.
+//! digest, which gives the same signature again.) Fresh private keys
+//! (`PrivateKey::generate`) take their 32 bytes from the same buffer but
+//! only from a fill made under the current process id as well
+//! ([`crate::rand::buffered_key_bytes`]: a getpid per key instead of a
+//! getrandom), so no child process, however made, repeats a parent's key.
+//! Encryption ephemerals (no secret to hedge with) are taken the same way.
+//! Key-exchange ephemerals and the signature pool do not use the buffer:
+//! they call the OS every time, and check the fork generation themselves.
 //!
 //! # Blinded inversion
 //!
@@ -48,7 +52,7 @@
 
 use super::field::{Fp, Scalar};
 use crate::arith::{nonzero_below, HedgedKey};
-use crate::ctime::{classify, public_bool};
+use crate::ctime::public_bool;
 use crate::rand::buffered_seed;
 use crate::Result;
 use zeroize::Zeroizing;
@@ -129,14 +133,15 @@ fn pair_in_range(kb: &[u8; 32], bb: &[u8; 32]) -> Option<(Scalar, Fp)> {
 }
 
 /// A fresh encryption ephemeral k ∈ [1, n−1] and blinding factor
-/// β ∈ [1, p−1], straight from the OS (64 bytes, one system call, rejection
-/// sampling as above). Encryption has no secret to hedge with, so a buffer
-/// duplicated by `fork` could repeat k for different plaintexts: no buffer.
+/// β ∈ [1, p−1] from 64 bytes of OS randomness (rejection sampling as
+/// above). Encryption has no secret to hedge with, so a buffer
+/// duplicated by `fork` could repeat k for different plaintexts: the bytes
+/// come from [`crate::rand::buffered_key_bytes`], which never hands out
+/// bytes filled in another process.
 pub(crate) fn os_pair() -> Result<(Scalar, Fp)> {
     loop {
         let mut buf = Zeroizing::new([0u8; 64]);
-        crate::rand::fill(&mut buf[..])?;
-        classify(&buf[..]);
+        crate::rand::buffered_key_bytes(&mut buf[..])?;
         let mut kb = Zeroizing::new([0u8; 32]);
         let mut bb = Zeroizing::new([0u8; 32]);
         kb.copy_from_slice(&buf[..32]);
