@@ -71,7 +71,7 @@ pub enum Backend {
     AesniSse,
     /// AES-NI on the halves of 256-bit AVX2 registers: 16 blocks in flight.
     AesniAvx2,
-    /// VAES on whole 256-bit AVX2 registers (no AVX-512): 16 blocks in flight.
+    /// VAES on whole 256-bit AVX2 registers (no AVX-512): 32 blocks in flight.
     VaesAvx2,
     /// GFNI on 256-bit AVX2 registers: 16 blocks in flight.
     GfniAvx2,
