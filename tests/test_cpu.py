@@ -46,7 +46,7 @@ def test_all_masks_everything_and_selects_portable() -> None:
     assert set(info["backends"].values()) == {"portable"}
 
 
-@pytest.mark.parametrize("mask", ["avx512f", "avx512f,avx2", "adx", " AVX2 , ,gfni", "sse4.1,sha"])
+@pytest.mark.parametrize("mask", ["avx512f", "avx512f,avx2", "adx", " AVX2 , ,gfni", "sse4.1,sha", "vaes"])
 def test_masks_are_subtracted(mask: str) -> None:
     import json
 
@@ -61,6 +61,21 @@ def test_masks_are_subtracted(mask: str) -> None:
         assert info["backends"]["zuc"] != "avx512" and info["backends"]["sm3"] != "avx512"
     if "adx" in names:
         assert info["backends"]["sm2-field"] == "portable"
+    if "vaes" in names:
+        assert not info["backends"]["sm4"].startswith("vaes-")
+
+
+def test_vaes_avx2_is_chosen_without_avx512_or_gfni() -> None:
+    # The SM4 backends named by what the CPU has: VAES on ymm is the choice
+    # exactly when AVX-512F and GFNI are absent (or masked) and VAES is there.
+    import json
+
+    out = run("avx512f,gfni")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    enabled = set(info["enabled"])
+    want_vaes = {"vaes", "avx2", "aes"} <= enabled
+    assert (info["backends"]["sm4"] == "vaes-avx2") == want_vaes, info
 
 
 @pytest.mark.parametrize(

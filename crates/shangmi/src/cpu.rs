@@ -317,6 +317,10 @@ tokens! {
     GfniAvx2 = [Avx, Avx2, Gfni];
     /// GFNI with AVX-512 F, BW and VL.
     GfniAvx512 = [Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Gfni];
+    /// VAES with AVX2 (256-bit `vaesenclast`; SM4's AES-NI S-box on whole ymm registers).
+    VaesAvx2 = [Ssse3, Sse41, Aes, Avx, Avx2, Vaes];
+    /// VPCLMULQDQ with AVX2 (GHASH on 256-bit registers).
+    ClmulAvx2 = [Ssse3, Sse41, Pclmulqdq, Avx, Avx2, Vpclmulqdq];
     /// VAES and VPCLMULQDQ with AVX-512 F, BW and VL.
     VaesAvx512 = [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Vaes, Vpclmulqdq];
 }

@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
 
 
 #: Masks that step through the backends below the best (SHANGMI_CPU_DISABLE values).
-MASKS = ["", "gfni", "avx512f", "avx512f,gfni", "avx512f,avx2", "all"]
+MASKS = ["", "gfni", "avx512f", "avx512f,gfni", "avx512f,gfni,vaes", "avx512f,avx2", "all"]
 
 
 def _all_backends(args: argparse.Namespace) -> int:

@@ -8,8 +8,14 @@
 //!   the bit-reversed operands (BearSSL's `ghash_ctmul64` construction). No
 //!   branch or table depends on H or the data.
 //! - PCLMULQDQ: eight blocks times H^8..H^1, one reduction per eight.
+//! - VPCLMULQDQ on 256-bit registers (AVX2, no AVX-512): sixteen blocks
+//!   times H^16..H^1 (two per register), one reduction per sixteen.
 //! - VPCLMULQDQ on 512-bit registers: sixteen blocks times H^16..H^1 (four
 //!   per register), one reduction per sixteen.
+//!
+//! The carry-less paths are constant time too: `pclmulqdq`/`vpclmulqdq`
+//! have data-independent latency, and memory is indexed only by public
+//! lengths.
 
 use crate::cpu::{self, Token};
 
@@ -20,6 +26,8 @@ pub(crate) enum Kind {
     Portable,
     /// PCLMULQDQ on 128-bit registers.
     Clmul,
+    /// VPCLMULQDQ on 256-bit registers.
+    VclmulY,
     /// VPCLMULQDQ on 512-bit registers.
     Vclmul,
 }
@@ -35,6 +43,9 @@ impl Kind {
         let mut v = vec![Kind::Portable];
         if cpu::Clmul::get().is_some() {
             v.push(Kind::Clmul);
+        }
+        if cpu::ClmulAvx2::get().is_some() {
+            v.push(Kind::VclmulY);
         }
         if cpu::VaesAvx512::get().is_some() {
             v.push(Kind::Vclmul);
@@ -158,6 +169,14 @@ impl Ghash {
                     data = &data[n..];
                 }
             }
+            if self.kind == Kind::VclmulY {
+                if let Some(t) = cpu::ClmulAvx2::get() {
+                    let n = data.len() - data.len() % 256;
+                    // SAFETY: the token proves VPCLMULQDQ and AVX2.
+                    self.acc = unsafe { clmul::update16y(t, self.acc, &self.powers, &data[..n]) };
+                    data = &data[n..];
+                }
+            }
             if self.kind != Kind::Portable {
                 if let Some(t) = cpu::Clmul::get() {
                     // SAFETY: the token proves PCLMULQDQ and SSSE3.
@@ -275,6 +294,59 @@ mod clmul {
     pub(super) unsafe fn update(_t: cpu::Clmul, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
         // SAFETY: the token proves the target features.
         unsafe { update_impl(acc, powers, data) }
+    }
+
+    #[target_feature(enable = "pclmulqdq,vpclmulqdq,ssse3,avx,avx2")]
+    fn update16y_impl(acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+        // Register j multiplies blocks 2j, 2j+1 by H^(16-2j), H^(15-2j).
+        let pw: [__m256i; 8] = core::array::from_fn(|j| {
+            let mut b = [0u8; 32];
+            b[..16].copy_from_slice(&powers[15 - 2 * j]);
+            b[16..].copy_from_slice(&powers[14 - 2 * j]);
+            // SAFETY: 32 readable bytes.
+            let v = unsafe { _mm256_loadu_si256(b.as_ptr().cast()) };
+            zeroize::Zeroize::zeroize(&mut b);
+            v
+        });
+        let rev = _mm256_broadcastsi128_si256(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        // The low lane holds the state, the high one zero.
+        let mut x = {
+            let a = acc.to_le_bytes();
+            // SAFETY: 16 readable bytes.
+            _mm256_zextsi128_si256(unsafe { _mm_loadu_si128(a.as_ptr().cast()) })
+        };
+        for q in data.chunks_exact(256) {
+            let (mut lo, mut m, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256());
+            for (j, p) in pw.iter().enumerate() {
+                // SAFETY: 32 readable bytes at 32*j < 256.
+                let mut b = _mm256_shuffle_epi8(unsafe { _mm256_loadu_si256(q.as_ptr().add(32 * j).cast()) }, rev);
+                if j == 0 {
+                    b = _mm256_xor_si256(b, x);
+                }
+                lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128::<0x00>(b, *p));
+                hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128::<0x11>(b, *p));
+                m = _mm256_xor_si256(
+                    m,
+                    _mm256_xor_si256(_mm256_clmulepi64_epi128::<0x10>(b, *p), _mm256_clmulepi64_epi128::<0x01>(b, *p)),
+                );
+            }
+            let h2 = |v: __m256i| _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+            let (h, l) = fold(h2(lo), h2(m), h2(hi));
+            x = _mm256_zextsi128_si256(reduce(h, l));
+        }
+        let mut out = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_castsi256_si128(x)) };
+        u128::from_le_bytes(out)
+    }
+
+    /// Absorbs whole 256-byte steps of `data`.
+    ///
+    /// # Safety
+    /// Sound for any arguments: the token proves VPCLMULQDQ and AVX2.
+    pub(super) unsafe fn update16y(_t: cpu::ClmulAvx2, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+        // SAFETY: the token proves the target features.
+        unsafe { update16y_impl(acc, powers, data) }
     }
 
     /// XOR of the four 128-bit lanes of `v`.

@@ -3,10 +3,11 @@
 //! [`Sm4`] holds the expanded key and the backend chosen for this CPU
 //! ([`Backend::ALL`], fastest last; [`Backend::selected`] takes the fastest
 //! the [`crate::cpu`] tokens allow, so `SHANGMI_CPU_DISABLE` selects lesser
-//! ones: `gfni` gives VAES, `avx512f` GFNI on AVX2, `avx512f,avx2` AES-NI
-//! with SSE, `all` portable):
+//! ones: `gfni` gives VAES, `avx512f` GFNI on AVX2, `avx512f,gfni` VAES on
+//! AVX2, `vaes` on a CPU without AVX-512 or GFNI AES-NI on AVX2,
+//! `avx512f,avx2` AES-NI with SSE, `all` portable):
 //! - GFNI (`gf2p8affineqb` + `gf2p8affineinvqb`) on 512- or 256-bit
-//!   registers, VAES on 512-bit registers, AES-NI (`aesenclast` between two
+//!   registers, VAES on 512- or 256-bit registers, AES-NI (`aesenclast` between two
 //!   `pshufb` affine maps, see [`sbox`]) on AVX-512, AVX2 or SSE registers:
 //!   word-sliced kernels written once in `simd.rs` over the engines of
 //!   `x86.rs` (the AES-NI/AVX-512 one keeps its own tuned kernel in
@@ -26,6 +27,8 @@
 mod aesni;
 mod bitsliced;
 pub mod ccm;
+#[cfg(test)]
+mod diff_tests;
 pub mod gcm;
 mod ghash;
 mod many;
@@ -68,6 +71,8 @@ pub enum Backend {
     AesniSse,
     /// AES-NI on the halves of 256-bit AVX2 registers: 16 blocks in flight.
     AesniAvx2,
+    /// VAES on whole 256-bit AVX2 registers (no AVX-512): 32 blocks in flight.
+    VaesAvx2,
     /// GFNI on 256-bit AVX2 registers: 16 blocks in flight.
     GfniAvx2,
     /// AES-NI `aesenclast` with AVX-512 (F, BW, VL): 64 blocks in flight.
@@ -84,6 +89,7 @@ impl Backend {
         Backend::Portable,
         Backend::AesniSse,
         Backend::AesniAvx2,
+        Backend::VaesAvx2,
         Backend::GfniAvx2,
         Backend::AesniAvx512,
         Backend::VaesAvx512,
@@ -107,6 +113,7 @@ impl Backend {
             Backend::Portable => "portable",
             Backend::AesniSse => "aesni-sse",
             Backend::AesniAvx2 => "aesni-avx2",
+            Backend::VaesAvx2 => "vaes-avx2",
             Backend::GfniAvx2 => "gfni-avx2",
             Backend::AesniAvx512 => "aesni-avx512",
             Backend::VaesAvx512 => "vaes-avx512",

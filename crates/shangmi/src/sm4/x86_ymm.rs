@@ -213,3 +213,60 @@ impl Engine for AesY {
         unsafe { l256(self.nibbles(z, self.post), &self.rot, true) }
     }
 }
+
+/// VAES on whole 256-bit registers: the same affine maps and rotations as
+/// [`AesY`], with one `vaesenclast` on the ymm register instead of two
+/// `aesenclast` on its extracted halves. Constant time as every engine
+/// here: `vpand`, `vpsrlw`, `vpshufb` with the tables *in registers* (the
+/// data only selects bytes among register lanes, never a memory address),
+/// `vaesenclast` with a zero key, XORs and shifts; no branch at all. (The
+/// AES-NI and VAES S-box instructions have data-independent latency on
+/// every x86 CPU that has them; valgrind cannot run VAES, so this is
+/// argued here rather than checked by the ctgrind test.)
+#[derive(Clone, Copy)]
+pub(super) struct VaesY {
+    _t: cpu::VaesAvx2,
+    m0f: __m256i,
+    pre: (__m256i, __m256i),
+    post: (__m256i, __m256i),
+    rot: Rot<__m256i>,
+}
+
+impl VaesY {
+    #[inline(always)]
+    pub(super) fn new(t: cpu::VaesAvx2) -> VaesY {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let b = |x: &[u8; 16]| _mm256_broadcastsi128_si256(table(x));
+            VaesY {
+                _t: t,
+                m0f: _mm256_set1_epi8(0x0f),
+                pre: (b(&PRE_TABLES.0), b(&PRE_TABLES.1)),
+                post: (b(&POST_TABLES.0), b(&POST_TABLES.1)),
+                rot: rot256(true),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn nibbles(self, x: __m256i, t: (__m256i, __m256i)) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let l = _mm256_and_si256(x, self.m0f);
+            let h = _mm256_and_si256(_mm256_srli_epi16::<4>(x), self.m0f);
+            _mm256_xor_si256(_mm256_shuffle_epi8(t.0, l), _mm256_shuffle_epi8(t.1, h))
+        }
+    }
+}
+
+impl Engine for VaesY {
+    ymm_common!();
+    #[inline(always)]
+    fn t(self, x: __m256i) -> __m256i {
+        let u = self.nibbles(x, self.pre);
+        // SAFETY: the token proves VAES and AVX2.
+        let z = unsafe { _mm256_aesenclast_epi128(u, _mm256_setzero_si256()) };
+        // SAFETY: as above.
+        unsafe { l256(self.nibbles(z, self.post), &self.rot, true) }
+    }
+}
