@@ -14,18 +14,7 @@ fn p1(x: u32) -> u32 {
     x ^ x.rotate_left(15) ^ x.rotate_left(23)
 }
 
-const fn round_constants() -> [u32; 64] {
-    let mut t = [0u32; 64];
-    let mut j = 0;
-    while j < 64 {
-        let base: u32 = if j < 16 { 0x79cc4519 } else { 0x7a879d8a };
-        t[j] = base.rotate_left((j % 32) as u32);
-        j += 1;
-    }
-    t
-}
-
-pub(super) const T: [u32; 64] = round_constants();
+use super::consts::T;
 
 /// Compresses every whole 64-byte block of `blocks` into `state`.
 ///
@@ -37,6 +26,7 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
         match backend() {
             // SAFETY: backend() only reports features the CPU has.
             Backend::Avx512 => return unsafe { compress_blocks_avx512(state, blocks) },
+            Backend::Avx2 => return unsafe { super::asm::compress_blocks(state, blocks) },
             Backend::Bmi2 => return unsafe { compress_blocks_bmi2(state, blocks) },
             Backend::Portable => {}
         }
@@ -50,6 +40,9 @@ pub(crate) enum Backend {
     /// Message expansion in AVX-512VL registers (`vprold`, `vpternlogd`),
     /// rounds in scalar code with BMI2.
     Avx512,
+    /// Message expansion in AVX2 registers, two blocks at a time, and the
+    /// rounds in inline assembly (`sm3/asm.rs`).
+    Avx2,
     /// Everything scalar, compiled with BMI2's `rorx`.
     Bmi2,
     /// Everything scalar, baseline instruction set.
@@ -61,6 +54,7 @@ impl Backend {
     pub(crate) fn name(self) -> &'static str {
         match self {
             Backend::Avx512 => "avx512",
+            Backend::Avx2 => "avx2",
             Backend::Bmi2 => "bmi2",
             Backend::Portable => "portable",
         }
@@ -73,13 +67,16 @@ pub(crate) fn backend() -> Backend {
     use std::sync::OnceLock;
     static CHOSEN: OnceLock<Backend> = OnceLock::new();
     *CHOSEN.get_or_init(|| {
-        use crate::cpu::{Avx512Vl, Bmi2Avx2, Token};
-        // Mask `avx512f` for the BMI2 variant, `bmi2` or `avx2` for the portable one.
+        use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
+        // Mask `avx512f` for the AVX2 variant, `avx` for the scalar BMI2
+        // one, `bmi2` or `avx2` for the portable one.
         let bmi2 = Bmi2Avx2::get().is_some();
+        let avx2 = Avx2::get().is_some();
         let avx512 = Avx512Vl::get().is_some();
-        match (bmi2, avx512) {
-            (true, true) => Backend::Avx512,
-            (true, false) => Backend::Bmi2,
+        match (bmi2, avx2, avx512) {
+            (true, true, true) => Backend::Avx512,
+            (true, true, false) => Backend::Avx2,
+            (true, false, _) => Backend::Bmi2,
             _ => Backend::Portable,
         }
     })

@@ -287,7 +287,7 @@ unsafe fn multi<V: Lanes>(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
         for j in 0..64 {
             let a12 = a.rol::<12>();
-            let ss1 = a12.add(V::splat(super::compress::T[j])).add(e).rol::<7>();
+            let ss1 = a12.add(V::splat(super::consts::T[j])).add(e).rol::<7>();
             let ss2 = ss1.xor(a12);
             let (ff, gg) = if j < 16 {
                 (a.xor(b).xor(c), e.xor(f).xor(g))
