@@ -185,6 +185,35 @@ fn exp_by_t_naf_matches_binary_and_plain_power() {
 }
 
 #[test]
+fn karabina_compressed_squares_match_cyclotomic_squares() {
+    use super::final_exp::Compressed;
+    let mut r = Rng(23);
+    for _ in 0..3 {
+        let f = easy_part(&r.fp12());
+        let mut c = Compressed::of(&f);
+        let mut plain = f;
+        for _ in 0..5 {
+            c = c.square();
+            plain = plain.square();
+            assert!(bool::from(c.decompress().ct_eq(&plain)));
+        }
+    }
+    // The identity (all four compressed coefficients zero) and a square of it.
+    assert!(bool::from(Compressed::of(&Fp12::ONE).square().decompress().ct_eq(&Fp12::ONE)));
+}
+
+#[test]
+fn exp_by_t_with_compressed_run_matches_plain_twin() {
+    use super::final_exp::{exp_by_t, exp_by_t_plain};
+    let mut r = Rng(29);
+    for _ in 0..4 {
+        let f = easy_part(&r.fp12());
+        assert!(bool::from(exp_by_t(&f).ct_eq(&exp_by_t_plain(&f))));
+    }
+    assert!(bool::from(exp_by_t(&Fp12::ONE).ct_eq(&Fp12::ONE)));
+}
+
+#[test]
 fn sparse_line_matches_full_multiplication() {
     let mut r = Rng(13);
     for _ in 0..5 {
