@@ -341,3 +341,64 @@ fn g1_encodings_round_trip_and_reject() {
     bad2[128] ^= 1;
     assert!(g2::decode(&bad2, "Q").is_err());
 }
+
+#[test]
+fn glv_constants_recomputed() {
+    use super::glv::*;
+    let big = |l: &[u64]| l.iter().rev().fold(BigUint::from(0u32), |acc, &x| (acc << 64) + BigUint::from(x));
+    let (p, n) = (p_big(), n_big());
+    let t = BigUint::from(T);
+    let one = BigUint::from(1u32);
+    // β³ = 1 ≠ β in Fp, λ² + λ + 1 ≡ 0 mod n.
+    let beta = big(&BETA.to_canonical());
+    assert_eq!(beta.modpow(&BigUint::from(3u32), &p), one);
+    assert_ne!(beta, one);
+    let lam = big(&LAMBDA);
+    assert_eq!((&lam * &lam + &lam + &one) % &n, BigUint::from(0u32));
+    // The basis in terms of t, and both vectors in the lattice: a + bλ ≡ 0.
+    assert_eq!(BigUint::from(A1), BigUint::from(2u32) * &t + &one);
+    assert_eq!(big(&A2), BigUint::from(6u32) * &t * &t + BigUint::from(4u32) * &t + &one);
+    assert_eq!(big(&B1_ABS), BigUint::from(6u32) * &t * &t + BigUint::from(2u32) * &t);
+    assert_eq!((BigUint::from(A1) + &n - (big(&B1_ABS) * &lam) % &n) % &n, BigUint::from(0u32));
+    assert_eq!((big(&A2) + BigUint::from(A1) * &lam) % &n, BigUint::from(0u32));
+    // The rounding constants.
+    assert_eq!(big(&G1_ROUND), (BigUint::from(A1) << 256) / &n);
+    assert_eq!(big(&G2_ROUND), (big(&B1_ABS) << 256) / &n);
+    // φ(P1) = [λ]P1, with λ applied by the plain double-and-add.
+    let lp = P1.to_jacobian().mul_vartime(&LAMBDA).to_affine_vartime().unwrap();
+    assert!(bool::from(lp.x.ct_eq(&P1.x.mul(&BETA)) & lp.y.ct_eq(&P1.y)));
+}
+
+#[test]
+fn glv_decomposition_and_product_match_plain() {
+    use super::glv::*;
+    let big = |l: &[u64]| l.iter().rev().fold(BigUint::from(0u32), |acc, &x| (acc << 64) + BigUint::from(x));
+    let n = n_big();
+    let lam = big(&LAMBDA);
+    let signed = |(neg, m): (bool, [u64; 3])| {
+        assert!(m[2] < 4, "magnitude below 2^130");
+        if neg {
+            (&n - big(&m) % &n) % &n
+        } else {
+            big(&m) % &n
+        }
+    };
+    let mut r = Rng(31);
+    let nm1 = Scalar::ZERO.sub(&Scalar::ONE);
+    let lam_s = Scalar::from_limbs_reduce(&LAMBDA);
+    let mut ks = vec![Scalar::ZERO, Scalar::ONE, nm1, lam_s, lam_s.neg(), Scalar::from_limbs_reduce(&[2, 0, 0, 0])];
+    for _ in 0..40 {
+        ks.push(r.scalar());
+    }
+    let p = g1_mul(&r.scalar());
+    for k in &ks {
+        let kc = k.to_canonical();
+        let (k1, k2) = decompose_vartime(&kc);
+        assert_eq!((signed(k1) + signed(k2) * &lam) % &n, big(&kc));
+        for base in [&P1, &p] {
+            let fast = mul_glv_vartime(base, k);
+            let plain = base.to_jacobian().mul_vartime(&kc);
+            assert!(bool::from(fast.ct_eq_point(&plain)));
+        }
+    }
+}
