@@ -402,3 +402,23 @@ fn glv_decomposition_and_product_match_plain() {
         }
     }
 }
+
+#[test]
+fn ate_naf_is_the_loop_constant() {
+    use super::pairing::{ATE_LOOP, ATE_NAF, ATE_NAF_TOP, LINE_COUNT};
+    let sum: i128 = ATE_NAF.iter().enumerate().map(|(i, &d)| (d as i128) << i).sum();
+    assert_eq!(sum, ATE_LOOP as i128);
+    assert!(ATE_NAF.windows(2).all(|w| w[0] == 0 || w[1] == 0), "non-adjacent");
+    assert_eq!(ATE_NAF_TOP, 127 - ATE_LOOP.leading_zeros() as usize);
+    assert_eq!(LINE_COUNT, 65 + 10 + 2);
+    assert_eq!(G2Prepared::new(&P2).lines.len(), LINE_COUNT);
+}
+
+#[test]
+fn twist_b_by_additions_matches_the_product() {
+    let mut r = Rng(37);
+    for _ in 0..20 {
+        let x = r.fp2();
+        assert!(bool::from(super::pairing::mul_by_twist_b(&x).ct_eq(&g2::B.mul(&x))));
+    }
+}
