@@ -102,11 +102,21 @@ impl Fp2 {
         Fp2 { c0: v0.sub(&v1.double()), c1: s.sub(&v0).sub(&v1) }
     }
 
-    /// (a0 + a1u)² = (a0 + a1)(a0 − 2a1) + a0a1 + 2a0a1·u: two multiplications.
-    #[inline(always)]
+    /// (a0 + a1u)² = (a0 + a1)(a0 − 2a1) + a0a1 + 2a0a1·u: two
+    /// multiplications. Out of line like [`Fp2::mul`]: both Montgomery
+    /// kernels inlined, the backend chosen once per square (calling the
+    /// per-product `Fp::mul` twice cost a CPU check and a call each, which
+    /// is what made the cyclotomic square, nine of these, slower).
+    #[inline(never)]
     pub fn square(&self) -> Self {
-        let ab = self.c0.mul(&self.c1);
-        let t = self.c0.add(&self.c1).mul(&self.c0.sub(&self.c1.double()));
+        with_kernel!(|k| self.square_k(k))
+    }
+
+    /// [`Fp2::square`] with the Fp product `k` given.
+    #[inline(always)]
+    pub(crate) fn square_k(&self, k: impl Fn(&Fp, &Fp) -> Fp) -> Self {
+        let ab = k(&self.c0, &self.c1);
+        let t = k(&self.c0.add(&self.c1), &self.c0.sub(&self.c1.double()));
         Fp2 { c0: t.add(&ab), c1: ab.double() }
     }
 

@@ -18,6 +18,7 @@ pub mod fp4;
 mod fp_asm;
 pub mod g1;
 pub mod g2;
+pub mod glv;
 pub mod gt;
 pub mod hash;
 pub mod kex;

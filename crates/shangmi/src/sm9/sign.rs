@@ -158,9 +158,8 @@ impl SignMasterPublicKey {
     pub fn verify(&self, msg: &[u8], uid: &[u8], hid: u8, sig: &Signature) -> Result<()> {
         let h = h_from_bytes(&sig.h).ok_or(Error::InvalidSignature)?;
         let hid1 = h1(uid, hid);
-        let hs = mul_fixed_window(&sig.s.to_jacobian(), &hid1.to_canonical())
-            .to_affine_vartime()
-            .ok_or(Error::InvalidSignature)?;
+        // S and h1 are public: the variable-time GLV product.
+        let hs = super::glv::mul_glv_vartime(&sig.s, &hid1).to_affine_vartime().ok_or(Error::InvalidSignature)?;
         let t = super::p1_table().mul(&h.to_canonical()).add(&sig.s.to_jacobian()).to_affine_vartime();
         let owned;
         let lines = match &self.prepared {

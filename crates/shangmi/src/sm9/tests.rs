@@ -185,6 +185,35 @@ fn exp_by_t_naf_matches_binary_and_plain_power() {
 }
 
 #[test]
+fn karabina_compressed_squares_match_cyclotomic_squares() {
+    use super::final_exp::Compressed;
+    let mut r = Rng(23);
+    for _ in 0..3 {
+        let f = easy_part(&r.fp12());
+        let mut c = Compressed::of(&f);
+        let mut plain = f;
+        for _ in 0..5 {
+            c = c.square();
+            plain = plain.square();
+            assert!(bool::from(c.decompress().ct_eq(&plain)));
+        }
+    }
+    // The identity (all four compressed coefficients zero) and a square of it.
+    assert!(bool::from(Compressed::of(&Fp12::ONE).square().decompress().ct_eq(&Fp12::ONE)));
+}
+
+#[test]
+fn exp_by_t_with_compressed_run_matches_plain_twin() {
+    use super::final_exp::{exp_by_t, exp_by_t_plain};
+    let mut r = Rng(29);
+    for _ in 0..4 {
+        let f = easy_part(&r.fp12());
+        assert!(bool::from(exp_by_t(&f).ct_eq(&exp_by_t_plain(&f))));
+    }
+    assert!(bool::from(exp_by_t(&Fp12::ONE).ct_eq(&Fp12::ONE)));
+}
+
+#[test]
 fn sparse_line_matches_full_multiplication() {
     let mut r = Rng(13);
     for _ in 0..5 {
@@ -311,4 +340,85 @@ fn g1_encodings_round_trip_and_reject() {
     let mut bad2 = e2;
     bad2[128] ^= 1;
     assert!(g2::decode(&bad2, "Q").is_err());
+}
+
+#[test]
+fn glv_constants_recomputed() {
+    use super::glv::*;
+    let big = |l: &[u64]| l.iter().rev().fold(BigUint::from(0u32), |acc, &x| (acc << 64) + BigUint::from(x));
+    let (p, n) = (p_big(), n_big());
+    let t = BigUint::from(T);
+    let one = BigUint::from(1u32);
+    // β³ = 1 ≠ β in Fp, λ² + λ + 1 ≡ 0 mod n.
+    let beta = big(&BETA.to_canonical());
+    assert_eq!(beta.modpow(&BigUint::from(3u32), &p), one);
+    assert_ne!(beta, one);
+    let lam = big(&LAMBDA);
+    assert_eq!((&lam * &lam + &lam + &one) % &n, BigUint::from(0u32));
+    // The basis in terms of t, and both vectors in the lattice: a + bλ ≡ 0.
+    assert_eq!(BigUint::from(A1), BigUint::from(2u32) * &t + &one);
+    assert_eq!(big(&A2), BigUint::from(6u32) * &t * &t + BigUint::from(4u32) * &t + &one);
+    assert_eq!(big(&B1_ABS), BigUint::from(6u32) * &t * &t + BigUint::from(2u32) * &t);
+    assert_eq!((BigUint::from(A1) + &n - (big(&B1_ABS) * &lam) % &n) % &n, BigUint::from(0u32));
+    assert_eq!((big(&A2) + BigUint::from(A1) * &lam) % &n, BigUint::from(0u32));
+    // The rounding constants.
+    assert_eq!(big(&G1_ROUND), (BigUint::from(A1) << 256) / &n);
+    assert_eq!(big(&G2_ROUND), (big(&B1_ABS) << 256) / &n);
+    // φ(P1) = [λ]P1, with λ applied by the plain double-and-add.
+    let lp = P1.to_jacobian().mul_vartime(&LAMBDA).to_affine_vartime().unwrap();
+    assert!(bool::from(lp.x.ct_eq(&P1.x.mul(&BETA)) & lp.y.ct_eq(&P1.y)));
+}
+
+#[test]
+fn glv_decomposition_and_product_match_plain() {
+    use super::glv::*;
+    let big = |l: &[u64]| l.iter().rev().fold(BigUint::from(0u32), |acc, &x| (acc << 64) + BigUint::from(x));
+    let n = n_big();
+    let lam = big(&LAMBDA);
+    let signed = |(neg, m): (bool, [u64; 3])| {
+        assert!(m[2] < 4, "magnitude below 2^130");
+        if neg {
+            (&n - big(&m) % &n) % &n
+        } else {
+            big(&m) % &n
+        }
+    };
+    let mut r = Rng(31);
+    let nm1 = Scalar::ZERO.sub(&Scalar::ONE);
+    let lam_s = Scalar::from_limbs_reduce(&LAMBDA);
+    let mut ks = vec![Scalar::ZERO, Scalar::ONE, nm1, lam_s, lam_s.neg(), Scalar::from_limbs_reduce(&[2, 0, 0, 0])];
+    for _ in 0..40 {
+        ks.push(r.scalar());
+    }
+    let p = g1_mul(&r.scalar());
+    for k in &ks {
+        let kc = k.to_canonical();
+        let (k1, k2) = decompose_vartime(&kc);
+        assert_eq!((signed(k1) + signed(k2) * &lam) % &n, big(&kc));
+        for base in [&P1, &p] {
+            let fast = mul_glv_vartime(base, k);
+            let plain = base.to_jacobian().mul_vartime(&kc);
+            assert!(bool::from(fast.ct_eq_point(&plain)));
+        }
+    }
+}
+
+#[test]
+fn ate_naf_is_the_loop_constant() {
+    use super::pairing::{ATE_LOOP, ATE_NAF, ATE_NAF_TOP, LINE_COUNT};
+    let sum: i128 = ATE_NAF.iter().enumerate().map(|(i, &d)| (d as i128) << i).sum();
+    assert_eq!(sum, ATE_LOOP as i128);
+    assert!(ATE_NAF.windows(2).all(|w| w[0] == 0 || w[1] == 0), "non-adjacent");
+    assert_eq!(ATE_NAF_TOP, 127 - ATE_LOOP.leading_zeros() as usize);
+    assert_eq!(LINE_COUNT, 65 + 10 + 2);
+    assert_eq!(G2Prepared::new(&P2).lines.len(), LINE_COUNT);
+}
+
+#[test]
+fn twist_b_by_additions_matches_the_product() {
+    let mut r = Rng(37);
+    for _ in 0..20 {
+        let x = r.fp2();
+        assert!(bool::from(super::pairing::mul_by_twist_b(&x).ct_eq(&g2::B.mul(&x))));
+    }
 }
