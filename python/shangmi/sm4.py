@@ -30,12 +30,14 @@ Streaming (for data that does not fit in memory), shaped like pyca's
 ``update()`` must be discarded in that case.
 
 Backends (x86-64, fastest first): GFNI on AVX-512 or AVX2 registers, VAES or
-AES-NI on AVX-512, AES-NI on AVX2 or SSE registers; elsewhere a constant-time
-portable implementation. ``backend()`` says which one runs, and
+AES-NI on AVX-512, VAES on AVX2 registers (CPUs with VAES but no AVX-512, such
+as AMD Zen 3), AES-NI on AVX2 or SSE registers; elsewhere a constant-time
+bitsliced portable implementation. ``backend()`` says which one runs, and
 ``SHANGMI_CPU_DISABLE`` (e.g. ``gfni``, ``avx512f``, ``avx512f,avx2``, ``all``)
 in the environment before the first import masks the faster ones (see
-:func:`shangmi.cpu_features`). GHASH uses VPCLMULQDQ or PCLMULQDQ where
-present, a constant-time portable multiplication otherwise.
+:func:`shangmi.cpu_features`). GHASH uses VPCLMULQDQ (on 512- or 256-bit
+registers) or PCLMULQDQ where present, a constant-time portable
+multiplication otherwise.
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ import ctypes
 import os
 from collections.abc import Callable
 
-__all__ = ["DEFAULT_PATH", "load", "set_default_path", "sm2_peer", "sm4_cbc_encrypt", "sm4_ctr", "sm3_hash"]
+__all__ = ["ENV", "default_path", "load", "set_default_path", "sm2_peer", "sm4_cbc_encrypt", "sm4_ctr", "sm3_hash"]
 
-#: Where the peers build of this machine puts it; used only if it exists.
-DEFAULT_PATH = "/work/peers/GmSSL/build/bin/libgmssl.so"
+#: The environment variable naming a GmSSL build to measure (``--gmssl-lib`` overrides it).
+ENV = "SHANGMI_GMSSL_LIB"
 
 _chosen: str | None = None
 _cache: dict[str, ctypes.CDLL | None] = {}
@@ -48,15 +48,21 @@ def set_default_path(path: str | None) -> None:
     _chosen = path
 
 
+def default_path() -> str | None:
+    """The library to measure: the one given to :func:`set_default_path`
+    (``--gmssl-lib``), else ``$SHANGMI_GMSSL_LIB``, else None (GmSSL is then
+    skipped: nothing of it ships with shangmi, and no path is guessed)."""
+    return _chosen or os.environ.get(ENV) or None
+
+
 def load(path: str | None = None) -> ctypes.CDLL | None:
     """GmSSL's shared library, or None when it is absent or lacks SM3/SM4.
 
-    ``path`` defaults to the one given to :func:`set_default_path`, else
-    :data:`DEFAULT_PATH` if that file exists. A library that cannot be
+    ``path`` defaults to :func:`default_path`. A library that cannot be
     loaded, or misses one of the functions wrapped here, gives None.
     """
-    path = path or _chosen or (DEFAULT_PATH if os.path.exists(DEFAULT_PATH) else None)
-    if path is None:
+    path = path or default_path()
+    if path is None or not os.path.exists(path):
         return None
     if path not in _cache:
         try:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from shangmi import sm9
-from shangmi._bench import Candidate, Comparison, compare
+from shangmi._bench import Candidate, Comparison, compare, gmssl_lib
 from shangmi._bench.sm2 import _openssl_speed
 
 MSG = b"The quick brown fox jumps over the lazy dog (SM9 benchmark message)"
@@ -111,7 +111,7 @@ def _gmalg() -> Ops | None:
 
 def _gmssl(lib_path: str | None) -> Ops | None:
     """The same operations in GmSSL's libgmssl through ctypes, or None."""
-    path = lib_path or os.environ.get("SHANGMI_GMSSL_LIB")
+    path = lib_path or gmssl_lib.default_path()
     if not path or not os.path.exists(path):
         return None
     lib: Any = ctypes.CDLL(path)

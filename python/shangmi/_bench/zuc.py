@@ -2,8 +2,8 @@
 16 x 64 KiB (aggregate throughput), ZUC-128 keystream and the ZUC-256 MAC.
 
 With ``peers``, GmSSL's ``zuc_eea_encrypt`` / ``zuc_eia_generate_mac`` run
-through ctypes when a GmSSL build is found (``SHANGMI_BENCH_GMSSL`` names
-``libgmssl.so``, else the usual places; skipped when absent). OpenSSL 3 and
+through ctypes when a GmSSL build is given (``--gmssl-lib`` or
+``SHANGMI_GMSSL_LIB`` names ``libgmssl.so``; skipped when absent). OpenSSL 3 and
 ``cryptography`` do not expose ZUC. The backend in use is shown in brackets
 (``shangmi bench zuc --all-backends`` repeats the run under each CPU mask).
 """
@@ -11,35 +11,29 @@ through ctypes when a GmSSL build is found (``SHANGMI_BENCH_GMSSL`` names
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from collections.abc import Callable
 from typing import Any
 
 from shangmi import zuc
-from shangmi._bench import Comparison, compare
-
-#: Where a GmSSL build for measuring usually is (never shipped with shangmi).
-_GMSSL_PLACES = ["/work/peers/GmSSL/build/bin/libgmssl.so", "libgmssl.so.3", "libgmssl.so"]
-
+from shangmi._bench import Comparison, compare, gmssl_lib
 
 def gmssl() -> Any:
-    """GmSSL's shared library through ctypes, or None when it is not found."""
-    places = [os.environ["SHANGMI_BENCH_GMSSL"]] if os.environ.get("SHANGMI_BENCH_GMSSL") else []
-    found = ctypes.util.find_library("gmssl")
-    for name in places + _GMSSL_PLACES + ([found] if found else []):
-        try:
-            lib = ctypes.CDLL(name)
-            lib.zuc_eea_encrypt.restype = None
-            lib.zuc_eea_encrypt.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
-                                            ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
-            lib.zuc_eia_generate_mac.restype = ctypes.c_uint32
-            lib.zuc_eia_generate_mac.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
-                                                 ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
-            return lib
-        except (OSError, AttributeError):
-            continue
-    return None
+    """GmSSL's shared library (``--gmssl-lib`` / ``$SHANGMI_GMSSL_LIB``, see
+    :mod:`shangmi._bench.gmssl_lib`) with its ZUC functions declared, or None."""
+    lib: Any = gmssl_lib.load()
+    if lib is None:
+        return None
+    try:
+        lib.zuc_eea_encrypt.restype = None
+        lib.zuc_eea_encrypt.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                        ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+        lib.zuc_eia_generate_mac.restype = ctypes.c_uint32
+        lib.zuc_eia_generate_mac.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                             ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+    except AttributeError:
+        return None
+    return lib
 
 
 def _gmssl_eea3(lib: Any, key: bytes, data: bytes) -> Callable[[], object]:

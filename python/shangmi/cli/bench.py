@@ -25,8 +25,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--gmssl-lib",
         metavar="PATH",
-        help="GmSSL's libgmssl.so for --peers (SM4-CBC, SM4-CTR, SM3) and the sm9 comparison; default: "
-        "/work/peers/GmSSL/build/bin/libgmssl.so if it exists, else GmSSL is skipped",
+        help="GmSSL's libgmssl.so for --peers (SM2, SM3, SM4, ZUC) and the sm9 comparison; default: "
+        "$SHANGMI_GMSSL_LIB, else GmSSL is skipped",
     )
     p.add_argument(
         "--all-backends",
