@@ -259,8 +259,8 @@ def run(quick: bool = False, peers: bool = False) -> Iterator[Comparison]:
         ("prepared verify", "SM2 verify: prepared key (shangmi) vs unprepared", lambda: prepared.verify(sig, MSG),
          {"unprepared": lambda: pub.verify(sig, MSG)}),
     ]
-    for op, title, ours, peers in specs:
-        comp = compare(title, with_peers(op, ours, peers), rounds=rounds)
+    for op, title, ours, extra in specs:
+        comp = compare(title, with_peers(op, ours, extra), rounds=rounds)
         results[op] = comp
         yield comp
 
