@@ -9,10 +9,10 @@
 //! Covered: one-shot and incremental HMAC-SM3 (short and long keys), SM3
 //! one-shot and incremental, the KDF, and `hash_many` (the multi-buffer
 //! kernel with its gathers at public offsets). Valgrind executes AVX2 and
-//! BMI2 but not AVX-512, which its CPUID hides, so mask "" checks the BMI2
-//! compression (the portable one where valgrind's CPUID also hides BMI2;
-//! `ctime` builds add it back, see `cpu.rs`) and the 8-lane AVX2
-//! `hash_many`; `avx2` and `all` check the portable paths alone. The test
+//! BMI2 but not AVX-512, which its CPUID hides, so mask "" checks the
+//! AVX2 inline-assembly compression (`sm3/asm.rs`; it needs BMI2 too, so the
+//! portable one runs where valgrind's CPUID also hides BMI2; `ctime` builds
+//! add it back, see `cpu.rs`) and the 8-lane AVX2 `hash_many`; `avx2` and `all` check the portable paths alone. The test
 //! prints the backends it reached.
 //! The AVX-512 variant runs the same scalar rounds as the BMI2 one, with
 //! the message expansion in registers stored to fixed stack offsets: no
