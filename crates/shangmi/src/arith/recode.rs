@@ -62,6 +62,30 @@ pub fn recode_odd(k: &Limbs, w: usize, windows: usize, flip: Choice, out: &mut [
     }
 }
 
+/// NAF (width 2) of a public constant `k < 2^127`, least significant digit
+/// first, in `N` digits (N must exceed k's bit length): digits in {−1, 0, 1},
+/// no two adjacent nonzero. For loop constants fixed at compile time (SM9's
+/// 6t+2 and t).
+pub const fn naf_const<const N: usize>(k: u128) -> [i8; N] {
+    let mut out = [0i8; N];
+    let mut k = k;
+    let mut i = 0;
+    while k > 0 {
+        if k & 1 == 1 {
+            let d = 2 - (k & 3) as i8; // k ≡ 1 mod 4 → 1, k ≡ 3 mod 4 → −1
+            out[i] = d;
+            if d == 1 {
+                k -= 1;
+            } else {
+                k += 1;
+            }
+        }
+        k >>= 1;
+        i += 1;
+    }
+    out
+}
+
 /// Width-w NAF of a public k < 2^256: 257 digits, odd or zero, |d| < 2^(w−1).
 pub fn wnaf_vartime(k: &Limbs, w: u32) -> [i32; 258] {
     let mut out = [0i32; 258];

@@ -18,27 +18,7 @@ use subtle::ConditionallySelectable;
 /// {−1, 0, 1}, no two adjacent non-zero (fewer multiplications than t's
 /// binary form; a negative digit costs a conjugation, free in the
 /// cyclotomic subgroup). `tests::t_naf_is_t` checks it sums to t.
-pub const T_NAF: [i8; 66] = naf(T);
-
-const fn naf(t: u64) -> [i8; 66] {
-    let mut out = [0i8; 66];
-    let mut k = t as u128;
-    let mut i = 0;
-    while k > 0 {
-        if k & 1 == 1 {
-            let d = 2 - (k & 3) as i8; // k ≡ 1 mod 4 → 1, k ≡ 3 mod 4 → −1
-            out[i] = d;
-            if d == 1 {
-                k -= 1;
-            } else {
-                k += 1;
-            }
-        }
-        k >>= 1;
-        i += 1;
-    }
-    out
-}
+pub const T_NAF: [i8; 66] = crate::arith::naf_const::<66>(T as u128);
 
 /// Index of T_NAF's top non-zero digit.
 const T_NAF_TOP: usize = {

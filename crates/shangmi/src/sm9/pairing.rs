@@ -20,27 +20,7 @@ pub const ATE_LOOP: u128 = 0x2400000000215D93E;
 /// digits against a's 16 set bits, so five addition steps (and five lines
 /// of every prepared point) fewer; a −1 digit adds −Q (y negated, free).
 /// `tests::ate_naf_is_the_loop_constant` checks it sums to a.
-pub const ATE_NAF: [i8; 68] = naf128(ATE_LOOP);
-
-const fn naf128(a: u128) -> [i8; 68] {
-    let mut out = [0i8; 68];
-    let mut k = a;
-    let mut i = 0;
-    while k > 0 {
-        if k & 1 == 1 {
-            let d = 2 - (k & 3) as i8; // k ≡ 1 mod 4 → 1, k ≡ 3 mod 4 → −1
-            out[i] = d;
-            if d == 1 {
-                k -= 1;
-            } else {
-                k += 1;
-            }
-        }
-        k >>= 1;
-        i += 1;
-    }
-    out
-}
+pub const ATE_NAF: [i8; 68] = crate::arith::naf_const::<68>(ATE_LOOP);
 
 /// Index of ATE_NAF's top digit (1, where a's top bit is: 65).
 pub const ATE_NAF_TOP: usize = {
