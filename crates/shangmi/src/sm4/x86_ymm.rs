@@ -1,6 +1,8 @@
-//! 256-bit SM4 engines: GFNI with AVX2, and AES-NI on the two 128-bit
-//! halves of AVX2 registers. Same constant-time argument as the parent
-//! module: register operations only, token-proven features.
+//! 256-bit SM4 engines: GFNI with AVX2, and the AES S-box either with
+//! AES-NI on the two 128-bit halves of AVX2 registers or with VAES on the
+//! whole register (one generic engine, [`AesLanes`]). Same constant-time
+//! argument as the parent module: register operations only, token-proven
+//! features.
 
 use super::*;
 
@@ -160,86 +162,73 @@ impl Engine for GfniY {
     }
 }
 
-/// AES-NI on the two halves of 256-bit registers.
-#[derive(Clone, Copy)]
-pub(super) struct AesY {
-    _t: cpu::AesAvx2,
-    m0f: __m256i,
-    pre: (__m256i, __m256i),
-    post: (__m256i, __m256i),
-    rot: Rot<__m256i>,
+/// The one step in which the two AES engines on 256-bit registers differ:
+/// `aesenclast` with a zero key on both 128-bit lanes of a register (the
+/// S-box core between the `pre` and `post` affine maps). Implemented only
+/// by tokens that also prove AVX2, which [`AesLanes`]'s other methods rely
+/// on.
+pub(super) trait AesRound: Token {
+    /// `aesenclast(u, 0)` on each 128-bit half of `u`.
+    fn aesenclast0(self, u: __m256i) -> __m256i;
 }
 
-impl AesY {
+impl AesRound for cpu::AesAvx2 {
+    /// AES-NI on the two extracted 128-bit halves.
     #[inline(always)]
-    pub(super) fn new(t: cpu::AesAvx2) -> AesY {
-        // SAFETY: the token proves AVX2.
-        unsafe {
-            let b = |x: &[u8; 16]| _mm256_broadcastsi128_si256(table(x));
-            AesY {
-                _t: t,
-                m0f: _mm256_set1_epi8(0x0f),
-                pre: (b(&PRE_TABLES.0), b(&PRE_TABLES.1)),
-                post: (b(&POST_TABLES.0), b(&POST_TABLES.1)),
-                rot: rot256(true),
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn nibbles(self, x: __m256i, t: (__m256i, __m256i)) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe {
-            let l = _mm256_and_si256(x, self.m0f);
-            let h = _mm256_and_si256(_mm256_srli_epi16::<4>(x), self.m0f);
-            _mm256_xor_si256(_mm256_shuffle_epi8(t.0, l), _mm256_shuffle_epi8(t.1, h))
-        }
-    }
-}
-
-impl Engine for AesY {
-    ymm_common!();
-    #[inline(always)]
-    fn t(self, x: __m256i) -> __m256i {
-        let u = self.nibbles(x, self.pre);
+    fn aesenclast0(self, u: __m256i) -> __m256i {
         // SAFETY: the token proves AES-NI and AVX2.
-        let z = unsafe {
+        unsafe {
             let zero = _mm_setzero_si128();
             let lo = _mm_aesenclast_si128(_mm256_castsi256_si128(u), zero);
             let hi = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(u), zero);
             _mm256_set_m128i(hi, lo)
-        };
-        // SAFETY: as above.
-        unsafe { l256(self.nibbles(z, self.post), &self.rot, true) }
+        }
     }
 }
 
-/// VAES on whole 256-bit registers: the same affine maps and rotations as
-/// [`AesY`], with one `vaesenclast` on the ymm register instead of two
-/// `aesenclast` on its extracted halves. Constant time as every engine
-/// here: `vpand`, `vpsrlw`, `vpshufb` with the tables *in registers* (the
-/// data only selects bytes among register lanes, never a memory address),
-/// `vaesenclast` with a zero key, XORs and shifts; no branch at all. (The
-/// AES-NI and VAES S-box instructions have data-independent latency on
-/// every x86 CPU that has them; valgrind cannot run VAES, so this is
-/// argued here rather than checked by the ctgrind test.)
+impl AesRound for cpu::VaesAvx2 {
+    /// One `vaesenclast` on the whole ymm register.
+    #[inline(always)]
+    fn aesenclast0(self, u: __m256i) -> __m256i {
+        // SAFETY: the token proves VAES and AVX2.
+        unsafe { _mm256_aesenclast_epi128(u, _mm256_setzero_si256()) }
+    }
+}
+
+/// The AES-instruction S-box on 256-bit registers, generic over how the
+/// `aesenclast` step is done ([`AesRound`]): [`AesY`] with AES-NI on the
+/// two halves, [`VaesY`] with VAES on the whole register; the affine maps,
+/// the rotations for L and (in [`simd`]) the rounds and the block loops are
+/// the same code. Constant time as every engine here: `vpand`, `vpsrlw`,
+/// `vpshufb` with the tables *in registers* (the data only selects bytes
+/// among register lanes, never a memory address), `aesenclast` with a zero
+/// key, XORs and shifts; no branch at all. (The AES-NI and VAES S-box
+/// instructions have data-independent latency on every x86 CPU that has
+/// them; valgrind cannot run VAES, so for [`VaesY`] this is argued here
+/// rather than checked by the ctgrind test.)
 #[derive(Clone, Copy)]
-pub(super) struct VaesY {
-    _t: cpu::VaesAvx2,
+pub(super) struct AesLanes<T> {
+    t: T,
     m0f: __m256i,
     pre: (__m256i, __m256i),
     post: (__m256i, __m256i),
     rot: Rot<__m256i>,
 }
 
-impl VaesY {
+/// AES-NI on the two halves of 256-bit registers.
+pub(super) type AesY = AesLanes<cpu::AesAvx2>;
+/// VAES on whole 256-bit registers: one `vaesenclast` instead of two
+/// `aesenclast` on extracted halves.
+pub(super) type VaesY = AesLanes<cpu::VaesAvx2>;
+
+impl<T: AesRound> AesLanes<T> {
     #[inline(always)]
-    pub(super) fn new(t: cpu::VaesAvx2) -> VaesY {
-        // SAFETY: the token proves AVX2.
+    pub(super) fn new(t: T) -> AesLanes<T> {
+        // SAFETY: every `AesRound` token proves AVX2 (trait doc).
         unsafe {
             let b = |x: &[u8; 16]| _mm256_broadcastsi128_si256(table(x));
-            VaesY {
-                _t: t,
+            AesLanes {
+                t,
                 m0f: _mm256_set1_epi8(0x0f),
                 pre: (b(&PRE_TABLES.0), b(&PRE_TABLES.1)),
                 post: (b(&POST_TABLES.0), b(&POST_TABLES.1)),
@@ -248,9 +237,10 @@ impl VaesY {
         }
     }
 
+    /// `t.0[x & 15] ^ t.1[x >> 4]` on every byte.
     #[inline(always)]
     fn nibbles(self, x: __m256i, t: (__m256i, __m256i)) -> __m256i {
-        // SAFETY: the token proves AVX2.
+        // SAFETY: every `AesRound` token proves AVX2.
         unsafe {
             let l = _mm256_and_si256(x, self.m0f);
             let h = _mm256_and_si256(_mm256_srli_epi16::<4>(x), self.m0f);
@@ -259,14 +249,12 @@ impl VaesY {
     }
 }
 
-impl Engine for VaesY {
+impl<T: AesRound> Engine for AesLanes<T> {
     ymm_common!();
     #[inline(always)]
     fn t(self, x: __m256i) -> __m256i {
-        let u = self.nibbles(x, self.pre);
-        // SAFETY: the token proves VAES and AVX2.
-        let z = unsafe { _mm256_aesenclast_epi128(u, _mm256_setzero_si256()) };
-        // SAFETY: as above.
+        let z = self.t.aesenclast0(self.nibbles(x, self.pre));
+        // SAFETY: every `AesRound` token proves AVX2.
         unsafe { l256(self.nibbles(z, self.post), &self.rot, true) }
     }
 }
