@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from shangmi import sm2
-from shangmi._bench import Candidate, Comparison, compare, gmssl_lib
+from shangmi._bench import PROCESS_CPU, THREAD_CPU, Candidate, Comparison, clock_for, compare, gmssl_lib, timer
 
 MSG = b"The quick brown fox jumps over the lazy dog (SM2 benchmark message)"
 PT32 = bytes(range(32))
@@ -107,12 +107,16 @@ def _speed_interleaved(
         "openssl speed ecdsap256 (separate process, interleaved) vs SM2 from Python",
         None,
         [*mine.values(), sign, verify],
+        PROCESS_CPU,
     )
 
 
 def _pool_comparison(key: sm2.PrivateKey, rounds: int, n: int) -> Comparison:
     """Pool-hit signing vs normal signing, alternating; the pool is refilled
-    outside the timed region so every timed call is a hit."""
+    (on shangmi's thread pool) outside the timed region so every timed call
+    is a hit, and the timed calls run in this thread: the run's clock."""
+    clock = clock_for()
+    now = timer(clock)
     pool = key.signature_pool(0)
     hit = Candidate("shangmi (pool hit)", lambda: None)
     normal = Candidate("shangmi (fresh k)", lambda: None)
@@ -120,17 +124,17 @@ def _pool_comparison(key: sm2.PrivateKey, rounds: int, n: int) -> Comparison:
         key.sign(MSG)
     for _ in range(rounds):
         pool.refill(n)
-        start = time.perf_counter()
+        start = now()
         for _ in range(n):
             key.sign(MSG, pool=pool)
-        hit.per_op_seconds.append((time.perf_counter() - start) / n)
-        start = time.perf_counter()
+        hit.per_op_seconds.append((now() - start) * 1e-9 / n)
+        start = now()
         for _ in range(n):
             key.sign(MSG)
-        normal.per_op_seconds.append((time.perf_counter() - start) / n)
+        normal.per_op_seconds.append((now() - start) * 1e-9 / n)
     assert pool.remaining == 0
     hit.name = "shangmi"
-    return Comparison("SM2 sign: pool hit (shangmi) vs fresh k", None, [hit, normal])
+    return Comparison("SM2 sign: pool hit (shangmi) vs fresh k", None, [hit, normal], clock)
 
 
 def _batch_comparison(key: sm2.PrivateKey, rounds: int, size: int) -> Comparison:
@@ -147,6 +151,7 @@ def _batch_comparison(key: sm2.PrivateKey, rounds: int, size: int) -> Comparison
         f"SM2 verify_many ({size} items, {os.cpu_count()} cores) vs a loop of verify",
         {"shangmi": lambda: sm2.verify_many(items), "single thread": single},
         rounds=rounds,
+        threads=True,
     )
     for c in comp.candidates:  # per signature, not per batch
         c.per_op_seconds = [t / size for t in c.per_op_seconds]
@@ -154,32 +159,12 @@ def _batch_comparison(key: sm2.PrivateKey, rounds: int, size: int) -> Comparison
 
 
 def _compare_cpu(name: str, cands: dict[str, Callable[[], object]], rounds: int, batch_seconds: float = 0.1) -> Comparison:
-    """Like :func:`shangmi._bench.compare` (alternating rounds, order rotated,
-    after a warm-up) but timed with this thread's CPU time: both sides run
-    in this thread (GmSSL through ctypes, ours through the binding), and on
-    the shared benchmark machine wall time mostly measures the other
-    processes holding the core."""
-    cs = [Candidate(n, f) for n, f in cands.items()]
-    iters = {}
-    for c in cs:  # warm-up and calibration
-        n = 1
-        while True:
-            start = time.thread_time()
-            for _ in range(n):
-                c.fn()
-            el = time.thread_time() - start
-            if el >= batch_seconds / 4 or n >= 1 << 20:
-                iters[c.name] = max(1, int(n * batch_seconds / max(el, 1e-9)))
-                break
-            n *= 4
-    for r in range(rounds):
-        for c in cs[r % len(cs):] + cs[: r % len(cs)]:
-            n, fn = iters[c.name], c.fn
-            start = time.thread_time()
-            for _ in range(n):
-                fn()
-            c.per_op_seconds.append((time.thread_time() - start) / n)
-    return Comparison(name, None, cs)
+    """:func:`shangmi._bench.compare` always timed with this thread's CPU
+    time, with or without ``--cpu-time``: both sides run in this thread
+    (GmSSL through ctypes, ours through the binding), and on the shared
+    benchmark machine wall time mostly measures the other processes holding
+    the core."""
+    return compare(name, cands, rounds=rounds, batch_seconds=batch_seconds, clock=THREAD_CPU)
 
 
 def _gmssl_c(key: sm2.PrivateKey, rounds: int) -> Iterator[Comparison]:
@@ -210,7 +195,7 @@ def _gmssl_c(key: sm2.PrivateKey, rounds: int) -> Iterator[Comparison]:
         ("decrypt", {"shangmi": lambda: key.decrypt(ct), "GmSSL sm2_decrypt": g["decrypt"]}),
     ]
     for op, cands in specs:
-        yield _compare_cpu(f"SM2 {op} ({len(MSG)} B message, 32 B plaintext, DER) vs GmSSL's C library, thread CPU time", cands, rounds)
+        yield _compare_cpu(f"SM2 {op} ({len(MSG)} B message, 32 B plaintext, DER) vs GmSSL's C library", cands, rounds)
     yield _compare_cpu(
         "SM2 sign: shangmi one-shot vs GmSSL init+update+finish (Z and 32 precomputed k per call)",
         {"shangmi": lambda: key.sign(MSG), "GmSSL SM2_SIGN_CTX one-shot": g["sign_oneshot"]},

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from shangmi import sm9
-from shangmi._bench import Candidate, Comparison, compare, gmssl_lib
+from shangmi._bench import PROCESS_CPU, Candidate, Comparison, compare, gmssl_lib
 from shangmi._bench.sm2 import _openssl_speed
 
 MSG = b"The quick brown fox jumps over the lazy dog (SM9 benchmark message)"
@@ -184,7 +184,9 @@ def _against_v(ours: Ops, rounds: int, seconds: int) -> Comparison | None:
                 c.fn()
                 n += 1
             c.per_op_seconds.append(elapsed / n)
-    return Comparison("SM9 operations vs V (openssl speed ecdsap256 verify, interleaved)", None, [*mine.values(), v])
+    return Comparison(
+        "SM9 operations vs V (openssl speed ecdsap256 verify, interleaved)", None, [*mine.values(), v], PROCESS_CPU
+    )
 
 
 def v_table(comp: Comparison) -> str:
