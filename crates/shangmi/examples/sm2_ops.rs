@@ -4,8 +4,8 @@
 //! `sm2_ops OP N` runs OP N times after an untimed warm-up (G table, keys),
 //! and prints the time per operation. OP is one of sign, verify,
 //! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, or `none`
-//! (setup only, to subtract it from callgrind totals); `fieldbench` times
-//! the field multiplication alone:
+//! (setup only, to subtract it from callgrind totals); `prim` (feature
+//! `test-hooks`) times chained field and point primitives:
 //!
 //! ```text
 //! cargo build --release -p shangmi --features ctime --example sm2_ops
@@ -31,6 +31,26 @@ fn main() {
     // A digest standing in for SM3(Z ‖ M), and a real signature over it.
     let e = pk.z(DEFAULT_UID).expect("z");
     let sig: Signature = key.sign_digest(&e).expect("sign");
+    #[cfg(feature = "test-hooks")]
+    if op == "prim" {
+        // Chained field multiplications, squarings, doublings and mixed
+        // additions: min ns per operation over 15 rounds.
+        use shangmi::sm2::testing::primitive_chains;
+        let mut best = [f64::MAX; 4];
+        for _ in 0..15 {
+            for (w, b) in best.iter_mut().enumerate() {
+                let m = if w < 2 { n } else { n / 4 };
+                let t = Instant::now();
+                black_box(primitive_chains(black_box(&[0x5c; 32]), m, w as u8));
+                *b = b.min(t.elapsed().as_secs_f64() * 1e9 / m as f64);
+            }
+        }
+        println!(
+            "shangmi ns: mont_mul {:.2} mont_sqr {:.2} point_dbl {:.1} add_affine {:.1}",
+            best[0], best[1], best[2], best[3]
+        );
+        return;
+    }
     #[cfg(feature = "test-hooks")]
     if op == "dbl_ab" {
         // SM2's doubling kernel against the shared a = −3 formula, alternating

@@ -86,47 +86,82 @@ pub const fn naf_const<const N: usize>(k: u128) -> [i8; N] {
     out
 }
 
-/// Width-w NAF of a public k < 2^256: 257 digits, odd or zero, |d| < 2^(w−1).
+/// Width-w NAF (2 ≤ w ≤ 31) of a public k < 2^256: digits at positions
+/// 0..=256, each odd or zero with |d| < 2^(w−1), and at most one nonzero
+/// digit in any w consecutive positions; Σ d_i·2^i = k.
+///
+/// libsecp256k1's scan: skip positions whose bit equals the pending carry
+/// (the running value is even there), otherwise read the next w bits at
+/// once, add the carry and take the signed residue. One window read per
+/// digit, no shifting of the whole scalar.
 pub fn wnaf_vartime(k: &Limbs, w: u32) -> [i32; 258] {
+    debug_assert!((2..=31).contains(&w));
+    // Bits i .. i + n of k (n ≤ 31), zero above bit 255.
+    let window = |i: usize, n: u32| -> u64 {
+        let (limb, sh) = (i / 64, i % 64);
+        let mut v = if limb < 4 { k[limb] >> sh } else { 0 };
+        if sh != 0 && limb + 1 < 4 {
+            v |= k[limb + 1] << (64 - sh);
+        }
+        v & ((1u64 << n) - 1)
+    };
     let mut out = [0i32; 258];
-    let mut x = [k[0], k[1], k[2], k[3], 0u64];
-    let mut i = 0;
-    while x != [0; 5] {
-        if x[0] & 1 == 1 {
-            let m = (x[0] & ((1u64 << w) - 1)) as i64;
-            let d = if m >= 1 << (w - 1) { m - (1 << w) } else { m };
-            // x −= d
-            if d > 0 {
-                let (v, mut b) = x[0].overflowing_sub(d as u64);
-                x[0] = v;
-                for limb in x.iter_mut().skip(1) {
-                    if !b {
-                        break;
-                    }
-                    let (v, nb) = limb.overflowing_sub(1);
-                    *limb = v;
-                    b = nb;
-                }
-            } else {
-                let (v, mut c) = x[0].overflowing_add((-d) as u64);
-                x[0] = v;
-                for limb in x.iter_mut().skip(1) {
-                    if !c {
-                        break;
-                    }
-                    let (v, nc) = limb.overflowing_add(1);
-                    *limb = v;
-                    c = nc;
-                }
-            }
-            out[i] = d as i32;
+    let mut carry = 0u64;
+    let mut i = 0usize;
+    while i < 257 {
+        if window(i, 1) == carry {
+            i += 1;
+            continue;
         }
-        // x >>= 1
-        for j in 0..4 {
-            x[j] = (x[j] >> 1) | (x[j + 1] << 63);
-        }
-        x[4] >>= 1;
-        i += 1;
+        let mut d = (window(i, w) + carry) as i64;
+        carry = ((d >> (w - 1)) & 1) as u64;
+        d -= (carry as i64) << w;
+        out[i] = d as i32;
+        i += w as usize;
     }
+    debug_assert_eq!(carry, 0);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::BigInt;
+
+    fn limbs_to_int(k: &Limbs) -> BigInt {
+        k.iter().rev().fold(BigInt::from(0), |acc, &l| (acc << 64) + BigInt::from(l))
+    }
+
+    /// The defining properties of a width-w NAF, checked on random and edge
+    /// scalars with big-integer arithmetic (not against another recoder).
+    #[test]
+    fn wnaf_sums_back_and_is_sparse() {
+        let mut seed = [0u8; 8 * 4 * 64];
+        getrandom::fill(&mut seed).expect("getrandom");
+        let mut ks: Vec<Limbs> = seed
+            .chunks_exact(32)
+            .map(|c| core::array::from_fn(|j| u64::from_le_bytes(c[8 * j..8 * j + 8].try_into().unwrap())))
+            .collect();
+        ks.extend([[0; 4], [1, 0, 0, 0], [u64::MAX; 4], [0, 0, 0, 1 << 63], [u64::MAX, 0, u64::MAX, 0]]);
+        for k in &ks {
+            for w in [2u32, 3, 4, 5, 7, 10, 16] {
+                let naf = wnaf_vartime(k, w);
+                let mut sum = BigInt::from(0);
+                let mut last: Option<usize> = None;
+                for (i, &d) in naf.iter().enumerate() {
+                    if d == 0 {
+                        continue;
+                    }
+                    assert_eq!(d & 1, 1, "even digit, w={w}");
+                    assert!(d.unsigned_abs() < 1 << (w - 1), "digit too large, w={w}");
+                    if let Some(j) = last {
+                        assert!(i - j >= w as usize, "digits {j} and {i} closer than w={w}");
+                    }
+                    last = Some(i);
+                    sum += BigInt::from(d) << i;
+                }
+                assert_eq!(sum, limbs_to_int(k), "w={w}");
+            }
+        }
+    }
 }

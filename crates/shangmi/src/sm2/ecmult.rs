@@ -11,13 +11,16 @@ use crate::arith::{with_mul, MulBackend};
 use crate::arith::{wnaf_vartime, Limbs};
 use std::sync::OnceLock;
 
-/// Adds the wNAF digit d (odd, or 0 for nothing) of `odd`'s base.
+/// Adds the wNAF digit d (odd, or 0 for nothing) of `odd`'s base. One
+/// inlined addition for either sign (the negation is a select of y), so
+/// the accumulator stays in place across the doubling chain instead of
+/// being copied in and out of an out-of-line call.
 #[inline(always)]
-fn add_wnaf_digit<B: MulBackend>(b: B, acc: Jacobian, odd: &[Affine], d: i32) -> Jacobian {
-    match d.cmp(&0) {
-        core::cmp::Ordering::Greater => add_mixed_vartime(b, &acc, &odd[(d as usize) / 2]),
-        core::cmp::Ordering::Less => add_mixed_vartime(b, &acc, &odd[((-d) as usize) / 2].neg()),
-        core::cmp::Ordering::Equal => acc,
+fn add_wnaf_digit<B: MulBackend>(b: B, acc: &mut Jacobian, odd: &[Affine], d: i32) {
+    if d != 0 {
+        let q = &odd[(d.unsigned_abs() as usize) / 2];
+        let q = if d > 0 { *q } else { q.neg() };
+        *acc = add_mixed_vartime(b, acc, &q);
     }
 }
 
@@ -29,7 +32,8 @@ pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
         let mut acc = Jacobian::INFINITY;
         if let Some(top) = naf.iter().rposition(|&d| d != 0) {
             for i in (0..=top).rev() {
-                acc = add_wnaf_digit(b, double(b, &acc), &odd, naf[i]);
+                acc = double(b, &acc);
+                add_wnaf_digit(b, &mut acc, &odd, naf[i]);
             }
         }
         acc
@@ -74,8 +78,8 @@ pub(super) fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32)
         if let Some(top) = top {
             for i in (0..=top).rev() {
                 acc = double(b, &acc);
-                acc = add_wnaf_digit(b, acc, &podd, nt[i]);
-                acc = add_wnaf_digit(b, acc, gtab, ns[i]);
+                add_wnaf_digit(b, &mut acc, &podd, nt[i]);
+                add_wnaf_digit(b, &mut acc, gtab, ns[i]);
             }
         }
         acc

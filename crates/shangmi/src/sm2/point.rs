@@ -325,7 +325,7 @@ pub fn add_mixed_complete<B: MulBackend>(
 }
 
 /// p + q (affine) for public points, every case handled by branching.
-#[inline]
+#[inline(always)]
 pub fn add_mixed_vartime<B: MulBackend>(b: B, p: &Jacobian, q: &Affine) -> Jacobian {
     if bool::from(p.is_infinity()) {
         return q.to_jacobian();

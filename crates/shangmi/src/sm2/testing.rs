@@ -137,3 +137,29 @@ pub fn double_chain(k: &[u8; 32], n: usize, shared: bool) -> [u8; 32] {
     });
     p.to_affine_vartime().map(|a| a.x.to_be_bytes()).unwrap_or([0; 32])
 }
+
+/// Chained primitives for per-operation timings against other libraries'
+/// (`examples/sm2_ops prim`): `n` field multiplications (a ← a·b),
+/// squarings, doublings and mixed additions (P ← P + Q, Q fixed) on values
+/// derived from k; returns a digest of the results so nothing is elided.
+pub fn primitive_chains(k: &[u8; 32], n: usize, which: u8) -> u64 {
+    use super::point::{add_mixed, double};
+    use crate::arith::curve::CurveField;
+    let mut a = fp(k);
+    let b = fp(&[0x77; 32]);
+    let mut p: Jacobian = ecmult_gen::mul_g(&limbs_from_be(k));
+    let q = ecmult_gen::mul_g(&limbs_from_be(&[0x42; 32])).to_affine();
+    crate::arith::with_mul!(|bk| {
+        for _ in 0..n {
+            match which {
+                0 => a = a.mul_with(bk, &b),
+                1 => a = a.square_with(bk),
+                2 => p = double(bk, &p),
+                _ => p = add_mixed(bk, &p, &q, false),
+            }
+        }
+    });
+    let x = p.to_affine().x.to_be_bytes();
+    let y = a.to_be_bytes();
+    u64::from_le_bytes(x[..8].try_into().unwrap_or([0; 8])) ^ u64::from_le_bytes(y[..8].try_into().unwrap_or([0; 8]))
+}

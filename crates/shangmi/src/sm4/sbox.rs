@@ -209,6 +209,8 @@ macro_rules! nibble_tables {
     }};
 }
 
+pub(crate) use nibble_tables;
+
 /// Nibble tables of [`aes_pre`] (low, high).
 pub(crate) const PRE_TABLES: ([u8; 16], [u8; 16]) = nibble_tables!(aes_pre);
 /// Nibble tables of [`aes_post`] (low, high).

@@ -291,7 +291,10 @@ use ymm::{AesY, GfniY, VaesY};
 
 #[path = "x86_xmm.rs"]
 mod xmm;
-use xmm::{cbc_aes, cbc_gfni, cbc_gfni_vl, one_aes, one_gfni, one_gfni_vl, AesX};
+
+#[path = "x86_serial.rs"]
+mod serial;
+use xmm::{cbc_gfni, cbc_gfni_vl, one_aes, one_gfni, one_gfni_vl, AesX};
 
 // ---------------------------------------------------------------- dispatch
 
@@ -428,9 +431,10 @@ pub(super) fn cbc_encrypt(b: Backend, rk: &[u32; 32], iv: &mut [u8; 16], data: &
     match b {
         Backend::GfniAvx512 => cpu::GfniAvx512::get().map(|t| unsafe { cbc_gfni_vl(t, rk, iv, data) }),
         Backend::GfniAvx2 => cpu::GfniAvx2::get().map(|t| unsafe { cbc_gfni(t, rk, iv, data) }),
-        Backend::VaesAvx512 | Backend::VaesAvx2 | Backend::AesniAvx2 | Backend::AesniSse => {
-            cpu::AesSse::get().map(|t| unsafe { cbc_aes(t, rk, iv, data) })
+        Backend::VaesAvx512 | Backend::VaesAvx2 | Backend::AesniAvx2 => {
+            cpu::AesAvx2::get().map(|t| unsafe { serial::cbc_encrypt_avx(t, rk, iv, data) })
         }
+        Backend::AesniSse => cpu::AesSse::get().map(|t| unsafe { serial::cbc_encrypt_sse(t, rk, iv, data) }),
         _ => None,
     }
     .is_some()

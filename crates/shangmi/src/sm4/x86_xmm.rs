@@ -269,8 +269,3 @@ pub(super) fn cbc_gfni(t: cpu::GfniAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data
 pub(super) fn one_aes(t: cpu::AesSse, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
     simd::one(AesX::broadcast(t), rk, w)
 }
-
-#[target_feature(enable = "aes,ssse3,sse4.1")]
-pub(super) fn cbc_aes(t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    simd::cbc_encrypt(AesX::broadcast(t), rk, iv, data)
-}

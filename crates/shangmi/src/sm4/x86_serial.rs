@@ -1,0 +1,218 @@
+//! SM4-CBC encryption on AES-NI with the shortest dependency chain per
+//! round: each block needs the previous ciphertext, so CBC encryption runs
+//! at the latency of 32 rounds, not at the throughput of the bulk engines.
+//!
+//! The AES-NI S-box is `post(aesenclast(pre(x)))` with byte-wise affine
+//! maps `pre` and `post` (see `sbox.rs`). The plain one-block round
+//! (`x86_xmm.rs`) computes, in order, `pre` (nibble lookups), `aesenclast`,
+//! `post` (nibble lookups) and L (rotations), each waiting for the one
+//! before. Here:
+//!
+//! * the state words are kept in the domain of `pre`'s linear part `lin`
+//!   (a byte-wise linear bijection), so a round's S-box input is
+//!   `X1 ⊕ X2 ⊕ X3 ⊕ RK'` with `RK' = lin(rk) ⊕ pre(0)`: no lookups before
+//!   `aesenclast`;
+//! * `lin ∘ L ∘ post` is folded into byte-wise tables: writing
+//!   `Y = post(z)`, `a(Y) = Y << 2` and `b(Y) = Y >> 6` per byte (the two
+//!   halves of the 2-bit rotation), L(Y) = [Y ⊕ a] ⊕ R8[a ⊕ b] ⊕
+//!   R16[a ⊕ b] ⊕ R24[Y ⊕ b] with R8..R24 the byte rotations of the word,
+//!   and `lin` commutes with byte rotations. So the round's output is three
+//!   byte maps of `z` (six nibble lookups), byte-rotated and XORed: one
+//!   lookup deep instead of two plus the shifts;
+//! * the next round's input needs the new word only as the last XOR term,
+//!   so the other three terms are combined while `aesenclast` runs.
+//!
+//! All four 32-bit lanes of a register hold the same word (as on the
+//! plain one-block path), which makes AES's ShiftRows the identity and a
+//! byte rotation of every word a rotation of the whole register.
+//! Plaintexts enter the domain with `lin`, ciphertexts leave it with `lin⁻¹`,
+//! both off the chain; the chaining value stays in the domain.
+//!
+//! Constant time: registers and `pshufb` lookups only, no branch, memory
+//! addressed only by the public block index.
+
+use core::arch::x86_64::*;
+
+use crate::cpu;
+use crate::sm4::sbox::{aes_post, aes_pre, nibble_tables};
+
+/// `pre`'s linear part.
+const fn lin(x: u8) -> u8 {
+    aes_pre(x) ^ aes_pre(0)
+}
+
+const fn lin_inv(y: u8) -> u8 {
+    let mut v = 0u16;
+    while v < 256 {
+        if lin(v as u8) == y {
+            return v as u8;
+        }
+        v += 1;
+    }
+    panic!("pre's linear part is not a bijection")
+}
+
+/// Byte-wise parts of `lin ∘ L ∘ post` (module comment): g0 for the
+/// unrotated word, g1 for R8 and R16, g3 for R24.
+const fn g0(z: u8) -> u8 {
+    let y = aes_post(z);
+    lin(y ^ (y << 2))
+}
+const fn g1(z: u8) -> u8 {
+    let y = aes_post(z);
+    lin((y << 2) ^ (y >> 6))
+}
+const fn g3(z: u8) -> u8 {
+    let y = aes_post(z);
+    lin(y ^ (y >> 6))
+}
+
+const LIN: ([u8; 16], [u8; 16]) = nibble_tables!(lin);
+const LIN_INV: ([u8; 16], [u8; 16]) = nibble_tables!(lin_inv);
+const G0: ([u8; 16], [u8; 16]) = nibble_tables!(g0);
+const G1: ([u8; 16], [u8; 16]) = nibble_tables!(g1);
+const G3: ([u8; 16], [u8; 16]) = nibble_tables!(g3);
+
+#[inline(always)]
+fn load(t: &[u8; 16]) -> __m128i {
+    // SAFETY: a 16-byte unaligned load from a valid array (SSE2 baseline).
+    unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
+}
+
+#[inline(always)]
+fn tables(t: &([u8; 16], [u8; 16])) -> (__m128i, __m128i) {
+    (load(&t.0), load(&t.1))
+}
+
+/// The byte map with nibble tables `t` applied to every byte of `x`.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[inline(always)]
+unsafe fn nibbles(x: __m128i, m: __m128i, t: (__m128i, __m128i)) -> __m128i {
+    // SAFETY: SSSE3 per the contract.
+    unsafe {
+        let lo = _mm_and_si128(x, m);
+        let hi = _mm_and_si128(_mm_srli_epi16::<4>(x), m);
+        _mm_xor_si128(_mm_shuffle_epi8(t.0, lo), _mm_shuffle_epi8(t.1, hi))
+    }
+}
+
+/// The body of both entry points (inlined into each, so VEX encoding is
+/// used where the AVX entry point enables it).
+///
+/// # Safety
+/// The CPU must have AES-NI, SSSE3 and SSE4.1.
+#[inline(always)]
+unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: AES-NI, SSSE3 and SSE4.1 per the contract; every memory
+    // access is a 16-byte access inside `iv`, a `chunks_exact` block of
+    // `data` or a local array.
+    unsafe {
+        let m = _mm_set1_epi8(0x0f);
+        let zero = _mm_setzero_si128();
+        let lin_t = tables(&LIN);
+        let (g0, g1, g3) = (tables(&G0), tables(&G1), tables(&G3));
+
+        // RK'_i = lin(rk_i) ⊕ pre(0) in every byte, each word broadcast.
+        let c1 = _mm_set1_epi8(aes_pre(0) as i8);
+        let mut rkx = [zero; 32];
+        for (i, r) in rk.chunks_exact(4).enumerate() {
+            let v = _mm_set_epi32(r[3] as i32, r[2] as i32, r[1] as i32, r[0] as i32);
+            let v = _mm_xor_si128(nibbles(v, m, lin_t), c1);
+            rkx[4 * i] = _mm_shuffle_epi32::<0x00>(v);
+            rkx[4 * i + 1] = _mm_shuffle_epi32::<0x55>(v);
+            rkx[4 * i + 2] = _mm_shuffle_epi32::<0xaa>(v);
+            rkx[4 * i + 3] = _mm_shuffle_epi32::<0xff>(v);
+        }
+
+        // Word i of a block (big-endian bytes 4i..4i+4) broadcast to every
+        // lane as a little-endian u32, and the inverse gather.
+        let bcast = [
+            _mm_setr_epi8(3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0),
+            _mm_setr_epi8(7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4),
+            _mm_setr_epi8(11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8),
+            _mm_setr_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12),
+        ];
+        let bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+        let split = |b: __m128i| -> [__m128i; 4] {
+            [
+                _mm_shuffle_epi8(b, bcast[0]),
+                _mm_shuffle_epi8(b, bcast[1]),
+                _mm_shuffle_epi8(b, bcast[2]),
+                _mm_shuffle_epi8(b, bcast[3]),
+            ]
+        };
+
+        // The chaining value, in the domain, as broadcast words.
+        let mut chain = split(nibbles(_mm_loadu_si128(iv.as_ptr().cast()), m, lin_t));
+        for block in data.chunks_exact_mut(16) {
+            let p = split(nibbles(_mm_loadu_si128(block.as_ptr().cast()), m, lin_t));
+            let mut x = [
+                _mm_xor_si128(p[0], chain[0]),
+                _mm_xor_si128(p[1], chain[1]),
+                _mm_xor_si128(p[2], chain[2]),
+                _mm_xor_si128(p[3], chain[3]),
+            ];
+            let mut u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[1], x[2]), x[3]), rkx[0]);
+            // Round r replaces word i = r mod 4 (constant indices keep the
+            // state in registers). The next input is formed from the three
+            // words that are already known and, last, this round's lookups.
+            macro_rules! round {
+                ($i:expr, $r:expr) => {{
+                    let z = _mm_aesenclast_si128(u, zero);
+                    let lo = _mm_and_si128(z, m);
+                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(z), m);
+                    let look =
+                        |t: (__m128i, __m128i)| _mm_xor_si128(_mm_shuffle_epi8(t.0, lo), _mm_shuffle_epi8(t.1, hi));
+                    let (a0, a1, a3) = (look(g0), look(g1), look(g3));
+                    // R8, R16, R24 of every lane: the register rotated by
+                    // 1, 2, 3 bytes towards the top (all lanes are equal).
+                    // Rotating the three lookups rather than the nibble
+                    // indices takes 10 shuffle-port µops a round, not 15.
+                    let r24 = _mm_alignr_epi8::<13>(a3, a3);
+                    let r816 = _mm_xor_si128(_mm_alignr_epi8::<15>(a1, a1), _mm_alignr_epi8::<14>(a1, a1));
+                    let early = _mm_xor_si128(
+                        _mm_xor_si128(_mm_xor_si128(x[$i], x[($i + 2) % 4]), x[($i + 3) % 4]),
+                        rkx[($r + 1) % 32],
+                    );
+                    x[$i] = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[$i], a0), r24), r816);
+                    u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(early, a0), r24), r816);
+                }};
+            }
+            for j in 0..8 {
+                round!(0, 4 * j);
+                round!(1, 4 * j + 1);
+                round!(2, 4 * j + 2);
+                round!(3, 4 * j + 3);
+            }
+            // The output block is (x35, x34, x33, x32) = (x[3], x[2], x[1], x[0]).
+            chain = [x[3], x[2], x[1], x[0]];
+            let w01 = _mm_blend_epi16::<0b0000_1100>(chain[0], chain[1]);
+            let w23 = _mm_blend_epi16::<0b1100_0000>(chain[2], chain[3]);
+            let words = _mm_shuffle_epi8(_mm_blend_epi16::<0b1111_0000>(w01, w23), bswap);
+            let c = nibbles(words, m, tables(&LIN_INV));
+            _mm_storeu_si128(block.as_mut_ptr().cast(), c);
+            _mm_storeu_si128(iv.as_mut_ptr().cast(), c);
+        }
+        // The expanded round keys are secret: clear the stack copy.
+        for r in rkx.iter_mut() {
+            core::ptr::write_volatile(r, zero);
+        }
+    }
+}
+
+/// CBC encryption in place over whole blocks (`data.len()` a multiple of
+/// 16, checked by the caller); `iv` becomes the last ciphertext block.
+#[target_feature(enable = "aes,ssse3,sse4.1")]
+pub(super) fn cbc_encrypt_sse(_t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the token proves AES-NI, SSSE3 and SSE4.1.
+    unsafe { cbc_body(rk, iv, data) }
+}
+
+/// [`cbc_encrypt_sse`] with VEX encoding (three-operand forms, fewer moves).
+#[target_feature(enable = "aes,ssse3,sse4.1,avx,avx2")]
+pub(super) fn cbc_encrypt_avx(_t: cpu::AesAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the token proves AES-NI, SSSE3, SSE4.1 and AVX.
+    unsafe { cbc_body(rk, iv, data) }
+}
