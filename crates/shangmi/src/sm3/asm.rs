@@ -1,7 +1,6 @@
-//! SM3 compression on AVX2 CPUs: message expansion in 256-bit vectors (two
-//! blocks at a time, intrinsics), rounds in inline assembly, four rounds per
-//! `asm!` block with the expansion of the next pair of blocks between
-//! blocks.
+//! SM3 compression on AVX2 CPUs: message expansion in 128-bit vectors
+//! (intrinsics), rounds in inline assembly, four rounds per `asm!` block with
+//! the expansion of the next block between blocks.
 //!
 //! Why assembly for the rounds: in Rust, LLVM re-associates each round's
 //! two four-term sums by its own ranking and schedules the expansion in
@@ -9,19 +8,26 @@
 //! ~1950 instructions per block on it). Here the terms known rounds ahead
 //! (H + W_j, D + W'_j from memory operands, FF, F ^ G) are summed first and
 //! SS1, SS2, GG last; SS1's sum A <<< 12 + E + T_j is one three-component
-//! LEA (measured 0.90x libgcrypt against 0.85x with a LEA and an ADD: on
-//! Zen 3 it is not slower). The rotations of A (by 12), SS1 (7), B (9), F
-//! (19) are MOV + ROL as in libgcrypt (whose comment says RORX there costs
-//! 6% on Zen 3; no difference measured here), P0 uses RORX.
+//! LEA with E as its index (on Zen 3 such a LEA takes 1 cycle from its
+//! index and 2 from its base, measured). The rotations of A (by 12), SS1
+//! (7), B (9), F (19) are MOV + ROL as in libgcrypt, P0 uses RORX (all-RORX
+//! measured the same).
 //!
-//! Why interleaved and in pairs: the expansion of the next pair runs in the
-//! vector units while the integer units run the first block's rounds
-//! (program order puts them next to each other, in one out-of-order
-//! window), and every operation of the four-words-at-a-time expansion
-//! works within 128-bit lanes, so one 256-bit instruction expands two
-//! blocks. Expanding each pair just before its rounds instead (no double
-//! buffer) measured 0.72-0.75x libgcrypt; the 128-bit single-block form
-//! with a LEA + ADD 0.85x.
+//! Why one block per loop iteration, interleaved: the expansion of block
+//! i + 1 runs in the vector units while the integer units run block i's
+//! rounds (program order puts them next to each other, in one out-of-order
+//! window; double-buffered). The expansion is four words per vector with a
+//! correction of lane 3, and P1's rotation by 23 is the rotation by 15
+//! followed by a byte shuffle. W_{4k..4k+3} and W'_{4k..4k+3} sit next to
+//! each other (32 bytes per group of rounds), so every round reads them
+//! with 8-bit displacements from one of two base pointers. The chaining
+//! value is XORed in with scalar assembly: left to LLVM, it went through
+//! vector registers (`vpinsrd`/`vpextrd`), on the path from one block's
+//! last round to the next block's first. Measured on Zen 3 against
+//! libgcrypt's AVX/BMI2 assembly (4 KiB, min of 5000 alternating calls):
+//! 0.94x, where the previous two-blocks-per-iteration form (256-bit
+//! expansion of a pair, one lane per block, 4100-instruction loop body)
+//! was 0.88x.
 //!
 //! Constant time: no branch and no address depends on the message or the
 //! state (fixed offsets into a stack buffer; the block count is public).
@@ -31,17 +37,16 @@ use core::arch::x86_64::*;
 
 use super::consts::T;
 
-/// Byte offset of the W' rows in a buffer (after 17 rows of W).
-const WP: usize = 17 * 32;
-
 /// One round as assembly text. `$kind` 0 is rounds 0-15 (XOR functions),
 /// 1 is rounds 16-63 (majority, choice); `$i` is the round's index in its
 /// group of four (as text); the registers are operand names of the
 /// enclosing `asm!`; `$k` names the const operand holding T_j <<< j.
 ///
-/// `$er` is E's register as a 64-bit name (for the LEA's address: the
-/// 32-bit destination truncates, so the sum is mod 2^32 whatever the upper
-/// halves hold; T_j is passed as an i32 so that it fits a displacement).
+/// `$er` is E's register as a 64-bit name, the LEA's index (for the
+/// address: the 32-bit destination truncates, so the sum is mod 2^32
+/// whatever the upper halves hold; T_j is passed as an i32 so that it fits
+/// a displacement). `{w} + {wo}` addresses the group's 32 bytes: W_j at
+/// `4*$i`, W'_j at `16 + 4*$i`.
 ///
 /// Temporaries: t0 = A <<< 12, then SS2; t1 = SS1; t2, t3 for FF, GG and
 /// P0. Flags are clobbered.
@@ -59,7 +64,7 @@ macro_rules! round_text {
             "]\n",
             "add ",
             $d,
-            ", dword ptr [{w} + {wo} + {wp} + 4*",
+            ", dword ptr [{w} + {wo} + 16 + 4*",
             $i,
             "]\n",
             "lea {t1:e}, [{t0:r} + ",
@@ -133,7 +138,7 @@ macro_rules! round_text {
             "]\n",
             "add ",
             $d,
-            ", dword ptr [{w} + {wo} + {wp} + 4*",
+            ", dword ptr [{w} + {wo} + 16 + 4*",
             $i,
             "]\n",
             "lea {t1:e}, [{t0:r} + ",
@@ -207,12 +212,9 @@ macro_rules! round_text {
 
 /// Compresses every whole 64-byte block of `blocks` into `state`.
 ///
-/// Blocks go in pairs: the expansion of a pair runs in 256-bit registers
-/// (one block per 128-bit lane: every operation it uses works within
-/// lanes), which halves its vector instructions per block, and is
-/// interleaved with the rounds of the first block of the pair before it
-/// (double-buffered); the second block's rounds run alone. An odd last
-/// block is expanded in both lanes and its second copy ignored.
+/// One block per iteration: the expansion of the next block (into the other
+/// of two buffers) is interleaved with the rounds of this one; in the last
+/// iteration the last block is expanded again and the copy ignored.
 ///
 /// # Safety
 /// The CPU must support AVX, AVX2 and BMI2 (`rorx`).
@@ -222,79 +224,79 @@ pub(crate) unsafe fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
     if n == 0 {
         return;
     }
-    // Rows 0..17: W_{4k..4k+3} of the pair's two blocks (lane 0, lane 1);
-    // rows 17..33: W'_{4k..4k+3}. Row k is 32 bytes, lane l at 16 l.
+    // Group k (32 bytes): W_{4k..4k+3}, then W'_{4k..4k+3}; k < 16 (W_64..
+    // W_67 are only needed for W'_60..W'_63).
     #[repr(align(32))]
     #[derive(Clone, Copy)]
     #[allow(dead_code)] // read and written through `bufp` only
-    struct Buf([[u32; 8]; 33]);
-    let mut bufs = [Buf([[0u32; 8]; 33]); 2];
+    struct Buf([[u32; 8]; 16]);
+    let mut bufs = [Buf([[0u32; 8]; 16]); 2];
     let bufp = bufs.as_mut_ptr() as *mut u32;
 
     macro_rules! rol {
         ($x:expr, $r:literal) => {{
             let x = $x;
-            _mm256_or_si256(_mm256_slli_epi32::<$r>(x), _mm256_srli_epi32::<{ 32 - $r }>(x))
+            _mm_or_si128(_mm_slli_epi32::<$r>(x), _mm_srli_epi32::<{ 32 - $r }>(x))
         }};
     }
     macro_rules! xor3 {
         ($a:expr, $b:expr, $c:expr) => {
-            _mm256_xor_si256(_mm256_xor_si256($a, $b), $c)
+            _mm_xor_si128(_mm_xor_si128($a, $b), $c)
         };
     }
+    let rot8 = _mm_set_epi8(14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3);
+    // P1(x) = x ^ x <<< 15 ^ x <<< 23, the last as (x <<< 15) <<< 8: a byte
+    // shuffle instead of two shifts and an OR.
     macro_rules! p1 {
         ($x:expr) => {{
             let x = $x;
-            xor3!(x, rol!(x, 15), rol!(x, 23))
+            let r15 = rol!(x, 15);
+            xor3!(x, r15, _mm_shuffle_epi8(r15, rot8))
         }};
     }
-    // W_{j..j+3} from the four groups before it; lane 3 (of each block) is
-    // computed with W_j taken as zero and corrected (P1 is linear over
-    // XOR), as in `compress::expand_block`.
+    // W_{j..j+3} from the four groups before it; lane 3 is computed with
+    // W_j taken as zero and corrected (P1 is linear over XOR), as in
+    // `compress::compress_blocks_avx512`.
     macro_rules! next {
         ($m4:expr, $m3:expr, $m2:expr, $m1:expr) => {{
-            let w9 = _mm256_alignr_epi8::<12>($m2, $m3);
-            let w3 = _mm256_srli_si256::<4>($m1);
-            let w13 = _mm256_alignr_epi8::<12>($m3, $m4);
-            let w6 = _mm256_alignr_epi8::<8>($m1, $m2);
+            let w9 = _mm_alignr_epi8::<12>($m2, $m3);
+            let w3 = _mm_srli_si128::<4>($m1);
+            let w13 = _mm_alignr_epi8::<12>($m3, $m4);
+            let w6 = _mm_alignr_epi8::<8>($m1, $m2);
             let x = xor3!($m4, w9, rol!(w3, 15));
             let partial = xor3!(p1!(x), rol!(w13, 7), w6);
-            let wj_in_lane3 = _mm256_slli_si256::<12>(partial);
-            _mm256_xor_si256(partial, p1!(rol!(wj_in_lane3, 15)))
+            let wj_in_lane3 = _mm_slli_si128::<12>(partial);
+            _mm_xor_si128(partial, p1!(rol!(wj_in_lane3, 15)))
         }};
     }
-    let bswap = _mm256_set_epi8(
-        12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
-    );
-    // Words 4i..4i+3 of blocks x (lane 0) and y (lane 1), big-endian.
-    // SAFETY (callers): x, y < n, so both 16-byte loads are inside `blocks`.
+    let bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    // Words 4i..4i+3 of block x, big-endian.
+    // SAFETY (callers): x < n, so the 16-byte load is inside `blocks`.
     macro_rules! load {
-        ($x:expr, $y:expr, $i:literal) => {
+        ($x:expr, $i:literal) => {
             unsafe {
-                let lo = _mm_loadu_si128(blocks.as_ptr().add(64 * $x + 16 * $i) as *const __m128i);
-                let hi = _mm_loadu_si128(blocks.as_ptr().add(64 * $y + 16 * $i) as *const __m128i);
-                _mm256_shuffle_epi8(_mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi), bswap)
+                _mm_shuffle_epi8(_mm_loadu_si128(blocks.as_ptr().add(64 * $x + 16 * $i) as *const __m128i), bswap)
             }
         };
     }
-    // SAFETY (both): rows k < 17 and 17 + k - 1 < 33 of the buffer `$dst`
-    // points to, 32-byte aligned.
+    // SAFETY (both): group k < 16 (W) and k - 1 < 16 (W') of the 32-byte
+    // aligned buffer `$dst` points to.
     macro_rules! store_w {
         ($dst:expr, $k:expr, $v:expr) => {
-            unsafe { _mm256_store_si256(($dst as *mut __m256i).add($k), $v) }
+            unsafe { _mm_store_si128(($dst as *mut __m128i).add(2 * $k), $v) }
         };
     }
     macro_rules! store_wp {
         ($dst:expr, $k:expr, $prev:expr, $v:expr) => {
-            unsafe { _mm256_store_si256(($dst as *mut __m256i).add(17 + $k - 1), _mm256_xor_si256($prev, $v)) }
+            unsafe { _mm_store_si128(($dst as *mut __m128i).add(2 * ($k - 1) + 1), _mm_xor_si128($prev, $v)) }
         };
     }
-    // Expands blocks x and y into `$dst`, calling `$then!(kind, k)` after
-    // the step that completes W'_{4k-4..4k-1} (so groups 0..13 of rounds on
-    // an older buffer can be interleaved; the caller runs 14 and 15).
-    macro_rules! expand_pair {
-        ($dst:expr, $x:expr, $y:expr, $then:ident) => {{
-            let (v0, v1, v2, v3) = (load!($x, $y, 0), load!($x, $y, 1), load!($x, $y, 2), load!($x, $y, 3));
+    // Expands block x into `$dst`, calling `$then!(kind, k)` after the step
+    // that completes W'_{4k-4..4k-1} (so groups 0..13 of rounds on the other
+    // buffer can be interleaved; the caller runs 14 and 15).
+    macro_rules! expand_one {
+        ($dst:expr, $x:expr, $then:ident) => {{
+            let (v0, v1, v2, v3) = (load!($x, 0), load!($x, 1), load!($x, 2), load!($x, 3));
             store_w!($dst, 0, v0);
             store_w!($dst, 1, v1);
             store_w!($dst, 2, v2);
@@ -358,15 +360,16 @@ pub(crate) unsafe fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
     }
 
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    // The lane the rounds read: `bufp` + 264 * buffer + 4 * lane (words).
+    // The buffer the rounds read: `bufp` + 128 * (block % 2) (words).
     let mut base: *const u32;
     // Four rounds j = 4 * $grp .. 4 * $grp + 3; the register roles rotate
     // by one each round and are back in place after four.
     macro_rules! group {
         ($kind:tt, $grp:expr) => {
-            // SAFETY: reads words 8 * grp .. 8 * grp + 4 and 8 * (17 + grp)
-            // .. 8 * (17 + grp) + 4 past `base`, a lane of one buffer
-            // (grp < 16): inside `bufs`. Writes only its register operands.
+            // SAFETY: reads words 8 * grp .. 8 * grp + 8 past `base` (the
+            // base register is `base` + 128 or + 384 bytes, and `wo` brings
+            // the displacement back into -128..127), grp < 16: inside one
+            // buffer of `bufs`. Writes only its register operands.
             unsafe {
                 asm!(
                     round_text!($kind, "0", "{a:e}", "{b:e}", "{c:e}", "{d:e}", "{e:e}", "{f:e}", "{g:e}", "{h:e}", "{e:r}", "{k0}"),
@@ -381,9 +384,8 @@ pub(crate) unsafe fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
                     f = inout(reg) f,
                     g = inout(reg) g,
                     h = inout(reg) h,
-                    w = in(reg) base,
-                    wo = const 32 * $grp,
-                    wp = const WP,
+                    w = in(reg) if $grp < 8 { base.wrapping_add(32) } else { base.wrapping_add(96) },
+                    wo = const 32 * ($grp % 8) as i32 - 128,
                     k0 = const T[4 * $grp] as i32,
                     k1 = const T[4 * $grp + 1] as i32,
                     k2 = const T[4 * $grp + 2] as i32,
@@ -400,47 +402,54 @@ pub(crate) unsafe fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
     macro_rules! nothing {
         ($kind:tt, $grp:tt) => {};
     }
+    let sp = state.as_mut_ptr();
+    // state ^= registers, the registers keeping the result.
     macro_rules! finish_block {
         () => {
-            for (s, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-                *s ^= v;
+            // SAFETY: reads and writes the 8 words of `state` (`sp`).
+            unsafe {
+                asm!(
+                    "xor {a:e}, dword ptr [{s}]",
+                    "xor {b:e}, dword ptr [{s} + 4]",
+                    "xor {c:e}, dword ptr [{s} + 8]",
+                    "xor {d:e}, dword ptr [{s} + 12]",
+                    "xor {e:e}, dword ptr [{s} + 16]",
+                    "xor {f:e}, dword ptr [{s} + 20]",
+                    "xor {g:e}, dword ptr [{s} + 24]",
+                    "xor {h:e}, dword ptr [{s} + 28]",
+                    "mov dword ptr [{s}], {a:e}",
+                    "mov dword ptr [{s} + 4], {b:e}",
+                    "mov dword ptr [{s} + 8], {c:e}",
+                    "mov dword ptr [{s} + 12], {d:e}",
+                    "mov dword ptr [{s} + 16], {e:e}",
+                    "mov dword ptr [{s} + 20], {f:e}",
+                    "mov dword ptr [{s} + 24], {g:e}",
+                    "mov dword ptr [{s} + 28], {h:e}",
+                    a = inout(reg) a,
+                    b = inout(reg) b,
+                    c = inout(reg) c,
+                    d = inout(reg) d,
+                    e = inout(reg) e,
+                    f = inout(reg) f,
+                    g = inout(reg) g,
+                    h = inout(reg) h,
+                    s = in(reg) sp,
+                    options(nostack),
+                )
             }
-            [a, b, c, d, e, f, g, h] = *state;
         };
     }
 
-    expand_pair!(bufp, 0, 1.min(n - 1), nothing);
-    let pairs = n.div_ceil(2);
-    for p in 0..pairs {
-        // SAFETY: p % 2 < 2 buffers of 264 words.
-        let (cur, nxt) = unsafe { (bufp.add(264 * (p % 2)), bufp.add(264 * ((p + 1) % 2))) };
-        // The next pair (the current one again, unused, after the last).
-        let (x, y) = if p + 1 < pairs { (2 * p + 2, (2 * p + 3).min(n - 1)) } else { (2 * p, 2 * p) };
+    expand_one!(bufp, 0, nothing);
+    for p in 0..n {
+        // SAFETY: p % 2 < 2 buffers of 128 words.
+        let (cur, nxt) = unsafe { (bufp.add(128 * (p % 2)), bufp.add(128 * ((p + 1) % 2))) };
+        // The next block (the current one again, unused, after the last).
+        let x = if p + 1 < n { p + 1 } else { p };
         base = cur;
-        expand_pair!(nxt, x, y, group);
+        expand_one!(nxt, x, group);
         group!(1, 14);
         group!(1, 15);
         finish_block!();
-        if 2 * p + 1 < n {
-            // SAFETY: lane 1 of the same buffer.
-            base = unsafe { cur.add(4) };
-            group!(0, 0);
-            group!(0, 1);
-            group!(0, 2);
-            group!(0, 3);
-            group!(1, 4);
-            group!(1, 5);
-            group!(1, 6);
-            group!(1, 7);
-            group!(1, 8);
-            group!(1, 9);
-            group!(1, 10);
-            group!(1, 11);
-            group!(1, 12);
-            group!(1, 13);
-            group!(1, 14);
-            group!(1, 15);
-            finish_block!();
-        }
     }
 }

@@ -114,6 +114,37 @@ pub(super) fn hash_batch(msgs: &[Blocks<'_>], width: usize) -> Vec<[u8; DIGEST_S
 mod tests {
     use super::*;
 
+    /// The lane kernels (transposed loads on AVX2, gathers on AVX-512)
+    /// against one-message hashing on random data: random lengths, so
+    /// lanes share 0 to ~30 blocks and finish alone.
+    #[test]
+    fn random_batches_equal_hash_of_each() {
+        // xorshift64*: the data only needs to be arbitrary, not secret.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        };
+        for width in [8, 16].into_iter().filter(|&w| w <= lanes()) {
+            for trial in 0..30 {
+                let base = (next() % 1500) as usize;
+                let msgs: Vec<Vec<u8>> = (0..width)
+                    .map(|_| {
+                        let len = base + (next() % 200) as usize;
+                        (0..len).map(|_| next() as u8).collect()
+                    })
+                    .collect();
+                let blocks: Vec<Blocks<'_>> = msgs.iter().map(|m| Blocks::new(m)).collect();
+                let got = hash_batch(&blocks, width);
+                for (m, d) in msgs.iter().zip(got) {
+                    assert_eq!(d, super::super::hash(m), "width {width}, trial {trial}, {} bytes", m.len());
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_width_equals_hash_of_each() {
         // Lengths around the one/two tail-block boundary, equal and mixed.
@@ -153,11 +184,26 @@ trait Lanes: Copy {
     fn to_words(self) -> [u32; 16];
     /// Lane l = the 32-bit word at byte offset `idx[l]` of `base`.
     fn gather(base: &[u8], idx: Self) -> Self;
+    /// `self <<< 8` in every lane.
+    fn rol8(self) -> Self;
+    /// Each lane's bytes reversed (big-endian words to numbers).
+    fn bswap(self) -> Self;
+    /// Words 0..16 of block `blocks[l]` in lane l (l < N; each block is 64
+    /// bytes), already byte-swapped. `buf` is scratch space of 64 bytes per
+    /// lane. By default: the blocks copied into `buf`, one gather per word.
+    #[inline(always)]
+    fn block_words(blocks: [&[u8]; 16], buf: &mut [u8; 16 * BLOCK_SIZE]) -> [Self; 16] {
+        for (l, b) in blocks.iter().enumerate().take(Self::N) {
+            buf[BLOCK_SIZE * l..BLOCK_SIZE * (l + 1)].copy_from_slice(b);
+        }
+        let idx = Self::from_words(&core::array::from_fn(|l| (BLOCK_SIZE * l) as u32));
+        core::array::from_fn(|j| Self::gather(buf, idx.add(Self::splat(4 * j as u32))).bswap())
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 macro_rules! lanes_impl {
-    ($t:ty, $n:expr, $add:ident, $xor:ident, $and:ident, $or:ident, $set1:ident, $load:ident, $store:ident, $rol:ident, $gather:expr) => {
+    ($t:ty, $n:expr, $add:ident, $xor:ident, $and:ident, $or:ident, $set1:ident, $load:ident, $store:ident, $rol:ident, $gather:expr, $rol8:expr, $bswap:expr $(, $block_words:path)?) => {
         impl Lanes for $t {
             const N: usize = $n;
             // SAFETY (every method): the trait is private and its methods
@@ -197,6 +243,20 @@ macro_rules! lanes_impl {
                 debug_assert!(idx.to_words()[..$n].iter().all(|&o| (o as usize) + 4 <= base.len()));
                 unsafe { $gather(base.as_ptr(), idx) }
             }
+            $(
+                #[inline(always)]
+                fn block_words(blocks: [&[u8]; 16], _buf: &mut [u8; 16 * BLOCK_SIZE]) -> [Self; 16] {
+                    unsafe { $block_words(blocks) }
+                }
+            )?
+            #[inline(always)]
+            fn rol8(self) -> Self {
+                unsafe { $rol8(self) }
+            }
+            #[inline(always)]
+            fn bswap(self) -> Self {
+                unsafe { $bswap(self) }
+            }
             #[inline(always)]
             fn to_words(self) -> [u32; 16] {
                 let mut w = [0u32; 16];
@@ -219,8 +279,68 @@ lanes_impl!(
     _mm256_loadu_si256,
     _mm256_storeu_si256,
     rol256,
-    |p: *const u8, i| _mm256_i32gather_epi32::<1>(p.cast(), i)
+    |p: *const u8, i| _mm256_i32gather_epi32::<1>(p.cast(), i),
+    |x| _mm256_shuffle_epi8(
+        x,
+        _mm256_set_epi8(
+            14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, 14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3
+        )
+    ),
+    |x| _mm256_shuffle_epi8(
+        x,
+        _mm256_set_epi8(
+            12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3
+        )
+    ),
+    block_words256
 );
+
+/// Words 0..16 of blocks 0..8, block l in lane l, byte-swapped: two 8 x 8
+/// transposes of 32-bit words (unpack 32, unpack 64, 128-bit lane permute:
+/// 24 shuffles for 8 words) from 32-byte loads, instead of 16 gathers from
+/// a copy of the blocks. Every address is public (the blocks' positions).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn block_words256(blocks: [&[u8]; 16]) -> [__m256i; 16] {
+    // SAFETY: the caller has AVX2; each load reads 32 bytes of a 64-byte
+    // block (the slicing is bounds-checked).
+    unsafe {
+        let mut out = [_mm256_setzero_si256(); 16];
+        for half in 0..2 {
+            let r: [__m256i; 8] =
+                core::array::from_fn(|l| _mm256_loadu_si256(blocks[l][32 * half..32 * half + 32].as_ptr().cast()));
+            // t: pairs of blocks interleaved by words; u: quadruples; in
+            // each 128-bit half, u_k holds word k (low half) and k + 4
+            // (high half) of four blocks.
+            let t: [__m256i; 8] = core::array::from_fn(|i| {
+                let (x, y) = (r[2 * (i / 2)], r[2 * (i / 2) + 1]);
+                if i % 2 == 0 {
+                    _mm256_unpacklo_epi32(x, y)
+                } else {
+                    _mm256_unpackhi_epi32(x, y)
+                }
+            });
+            let u: [__m256i; 8] = core::array::from_fn(|i| {
+                // i = 4 * (blocks 4..8) + word k: from t[4q + k/2], t[4q + k/2 + 2].
+                let (q, k) = (i / 4, i % 4);
+                let (x, y) = (t[4 * q + k / 2], t[4 * q + k / 2 + 2]);
+                if k % 2 == 0 {
+                    _mm256_unpacklo_epi64(x, y)
+                } else {
+                    _mm256_unpackhi_epi64(x, y)
+                }
+            });
+            for k in 0..4 {
+                out[8 * half + k] = _mm256_permute2x128_si256::<0x20>(u[k], u[4 + k]);
+                out[8 * half + 4 + k] = _mm256_permute2x128_si256::<0x31>(u[k], u[4 + k]);
+            }
+        }
+        let bswap = _mm256_set_epi8(
+            12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
+        );
+        out.map(|v| _mm256_shuffle_epi8(v, bswap))
+    }
+}
 #[cfg(target_arch = "x86_64")]
 lanes_impl!(
     __m512i,
@@ -233,7 +353,16 @@ lanes_impl!(
     _mm512_loadu_si512,
     _mm512_storeu_si512,
     _mm512_rol_epi32,
-    |p: *const u8, i| _mm512_i32gather_epi32::<1>(i, p.cast())
+    |p: *const u8, i| _mm512_i32gather_epi32::<1>(i, p.cast()),
+    _mm512_rol_epi32::<8>,
+    // No byte shuffle without AVX-512BW: two rotations and masks.
+    |x| {
+        let (m08, m24) = (_mm512_set1_epi32(0x00ff_00ff), _mm512_set1_epi32(0xff00_ff00u32 as i32));
+        _mm512_or_si512(
+            _mm512_and_si512(_mm512_rol_epi32::<8>(x), m08),
+            _mm512_and_si512(_mm512_rol_epi32::<24>(x), m24),
+        )
+    }
 );
 
 /// Rotation on AVX2 (no `vprold`): shifts by a count register, since the
@@ -265,22 +394,21 @@ unsafe fn multi<V: Lanes>(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32
         }
         V::from_words(&w)
     });
-    let p0 = |x: V| x.xor(x.rol::<9>()).xor(x.rol::<17>());
-    let p1 = |x: V| x.xor(x.rol::<15>()).xor(x.rol::<23>());
-    // Blocks are copied lane after lane into `buf`, then word j of every
-    // lane is one gather (offsets 64·l + 4j) and a byte swap by rotations.
+    // x <<< 17 = (x <<< 9) <<< 8 and x <<< 23 = (x <<< 15) <<< 8: on AVX2
+    // the rotation by 8 is one byte shuffle instead of two shifts and an OR.
+    let p0 = |x: V| {
+        let r9 = x.rol::<9>();
+        x.xor(r9).xor(r9.rol8())
+    };
+    let p1 = |x: V| {
+        let r15 = x.rol::<15>();
+        x.xor(r15).xor(r15.rol8())
+    };
     let mut buf = [0u8; 16 * BLOCK_SIZE];
-    let idx = V::from_words(&core::array::from_fn(|l| (BLOCK_SIZE * l) as u32));
-    let (m08, m24) = (V::splat(0x00ff_00ff), V::splat(0xff00_ff00));
     for k in 0..common {
-        for l in 0..V::N {
-            buf[BLOCK_SIZE * l..BLOCK_SIZE * (l + 1)].copy_from_slice(lane(l).block(k));
-        }
+        let blocks: [&[u8]; 16] = core::array::from_fn(|l| lane(l).block(k));
         let mut w = [V::splat(0); 68];
-        for (j, wj) in w.iter_mut().enumerate().take(16) {
-            let v = V::gather(&buf, idx.add(V::splat(4 * j as u32)));
-            *wj = v.rol::<8>().and(m08).or(v.rol::<24>().and(m24));
-        }
+        w[..16].copy_from_slice(&V::block_words(blocks, &mut buf));
         for j in 16..68 {
             w[j] = p1(w[j - 16].xor(w[j - 9]).xor(w[j - 3].rol::<15>())).xor(w[j - 13].rol::<7>()).xor(w[j - 6]);
         }

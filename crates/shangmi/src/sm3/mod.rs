@@ -326,8 +326,8 @@ mod tests {
     }
 
     /// The assembly variant against the portable one on random data, random
-    /// chaining values and every block count from 0 to 9 (it runs blocks in
-    /// pairs: odd counts take its single-block tail path), called on
+    /// chaining values and every block count from 0 to 9 (one block: no
+    /// double-buffer swap; the last block is expanded twice), called on
     /// unaligned slices.
     #[test]
     #[cfg(target_arch = "x86_64")]
