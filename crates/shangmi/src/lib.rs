@@ -66,6 +66,18 @@ pub fn cpu_report() -> CpuReport {
     }
 }
 
+/// xorshift64*, the test suites' generator of arbitrary (not secret) data.
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed | 1;
+    move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -119,14 +119,7 @@ mod tests {
     /// lanes share 0 to ~30 blocks and finish alone.
     #[test]
     fn random_batches_equal_hash_of_each() {
-        // xorshift64*: the data only needs to be arbitrary, not secret.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1d);
         for width in [8, 16].into_iter().filter(|&w| w <= lanes()) {
             for trial in 0..30 {
                 let base = (next() % 1500) as usize;

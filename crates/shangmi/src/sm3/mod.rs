@@ -336,14 +336,7 @@ mod tests {
         if Bmi2Avx2::get().is_none() || Avx2::get().is_none() {
             return;
         }
-        // xorshift64*: the data only needs to be arbitrary, not secret.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15);
         for trial in 0..40 {
             for nblocks in 0..10 {
                 let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();

@@ -11,13 +11,7 @@ fn rng() -> (u64, impl FnMut() -> u64) {
     let mut b = [0u8; 8];
     getrandom::fill(&mut b).expect("getrandom");
     let seed = u64::from_le_bytes(b) | 1;
-    let mut s = seed;
-    (seed, move || {
-        s ^= s >> 12;
-        s ^= s << 25;
-        s ^= s >> 27;
-        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    })
+    (seed, crate::test_rng(seed))
 }
 
 fn bytes(next: &mut impl FnMut() -> u64, n: usize) -> Vec<u8> {

@@ -193,7 +193,9 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
             let words = _mm_shuffle_epi8(_mm_blend_epi16::<0b1111_0000>(w01, w23), bswap);
             let c = nibbles(words, m, tables(&LIN_INV));
             _mm_storeu_si128(block.as_mut_ptr().cast(), c);
-            _mm_storeu_si128(iv.as_mut_ptr().cast(), c);
+        }
+        if let Some(last) = data.chunks_exact(16).next_back() {
+            iv.copy_from_slice(last);
         }
         // The expanded round keys are secret: clear the stack copy.
         for r in rkx.iter_mut() {

@@ -523,13 +523,7 @@ mod tests {
     /// drawn in pieces of random sizes across many batches.
     #[test]
     fn simd_streams_match_portable() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1d);
         let simd: Vec<Backend> = Backend::available().into_iter().filter(|b| b.is_x86_simd()).collect();
         let lens = [0usize, 1, 3, 4, 5, 31, 63, 64, 65, 127, 252, 255, 256, 257, 259, 260, 511, 513, 1021, 4099];
         for round in 0..40 {
