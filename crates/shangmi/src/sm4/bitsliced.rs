@@ -3,14 +3,13 @@
 //!
 //! Bit `i` of plane `32·w + b` is bit `b` of word `w` of block `i`, so every
 //! operation works on the same bit of all 64 blocks at once: the S-box is a
-//! Boolean circuit (the affine maps are XORs of planes, the inversion is
-//! `x^254` from bitsliced GF(2^8) multiplications and linear squarings),
+//! Boolean circuit (the affine maps are XORs of planes, the inversion a
+//! tower-field circuit, [`super::tower`]),
 //! the rotations of L are plane renumbering, and the round key is XORed as
 //! all-ones or all-zero masks. There are no branches or memory indices that
 //! depend on data or keys at all; the only data-independent branches are on
 //! the constant matrices, which the compiler folds away.
 
-use super::sbox::{COLS, SM4_C, SM4_POLY, SQ_COLS};
 use zeroize::Zeroize;
 
 /// Blocks per call.
@@ -18,93 +17,10 @@ pub(super) const BLOCKS: usize = 64;
 
 type Byte = [u64; 8];
 
-/// A linear byte map given by its columns, on bit planes.
-#[inline(always)]
-fn linear(cols: &[u8; 8], x: &Byte) -> Byte {
-    let mut y = [0u64; 8];
-    for (i, out) in y.iter_mut().enumerate() {
-        for (j, xj) in x.iter().enumerate() {
-            // `cols` is a constant matrix: this branch is folded at compile time.
-            if (cols[j] >> i) & 1 == 1 {
-                *out ^= xj;
-            }
-        }
-    }
-    y
-}
-
-/// Columns of `f` applied `n` times (compile time).
-const fn power(cols: [u8; 8], n: usize) -> [u8; 8] {
-    let mut c = cols;
-    let mut k = 1;
-    while k < n {
-        let mut next = [0u8; 8];
-        let mut j = 0;
-        while j < 8 {
-            // next[j] = f(c[j]) = XOR of cols[b] over the set bits b of c[j].
-            let mut v = 0u8;
-            let mut b = 0;
-            while b < 8 {
-                if (c[j] >> b) & 1 == 1 {
-                    v ^= cols[b];
-                }
-                b += 1;
-            }
-            next[j] = v;
-            j += 1;
-        }
-        c = next;
-        k += 1;
-    }
-    c
-}
-
-/// x^16 (four squarings) as one linear map.
-const SQ4_COLS: [u8; 8] = power(SQ_COLS, 4);
-
-/// Bitsliced multiplication in GF(2^8)/0x1F5.
-#[inline(always)]
-fn mul(a: &Byte, b: &Byte) -> Byte {
-    let mut p = [0u64; 15];
-    for i in 0..8 {
-        for j in 0..8 {
-            p[i + j] ^= a[i] & b[j];
-        }
-    }
-    // x^k = x^(k-8)·(x^8 mod the polynomial), highest terms first.
-    for k in (8..15).rev() {
-        for t in 0..8 {
-            if (SM4_POLY >> t) & 1 == 1 {
-                p[k - 8 + t] ^= p[k];
-            }
-        }
-    }
-    [p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]
-}
-
-/// `A·x + C` on bit planes.
-#[inline(always)]
-fn affine(x: &Byte) -> Byte {
-    let mut y = linear(&COLS, x);
-    for (i, v) in y.iter_mut().enumerate() {
-        if (SM4_C >> i) & 1 == 1 {
-            *v = !*v;
-        }
-    }
-    y
-}
-
 /// The SM4 S-box on 64 bytes in bit planes.
 #[inline(always)]
 fn sbox(x: &Byte) -> Byte {
-    let x = affine(x);
-    let x2 = linear(&SQ_COLS, &x);
-    let x3 = mul(&x2, &x);
-    let x12 = linear(&SQ_COLS, &linear(&SQ_COLS, &x3));
-    let x14 = mul(&x12, &x2);
-    let x15 = mul(&x12, &x3);
-    let x240 = linear(&SQ4_COLS, &x15);
-    affine(&mul(&x240, &x14))
+    super::tower::sbox(x)
 }
 
 /// Transposes a 64x64 bit matrix in place (an involution): bit `j` of

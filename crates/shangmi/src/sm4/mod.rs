@@ -38,6 +38,7 @@ mod sbox;
 #[cfg(target_arch = "x86_64")]
 mod simd;
 mod stream;
+mod tower;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

@@ -3,78 +3,29 @@
 //! Cache timing: a table-driven S-box (`SBOX[x]`, or 4 KiB "T-tables" as in
 //! OpenSSL's C code) leaks the index through the cache. Here the S-box is
 //! computed from its algebraic form (`A·inv(A·x + C) + C`, see [`super::sbox`])
-//! on eight bytes at once inside a `u64` (SWAR): field multiplications use
-//! masks built from data bits, never branches or memory indices, so the
-//! running time and the memory access pattern are independent of keys and
-//! data. Runs of many blocks go through [`super::bitsliced`] instead (64
+//! on eight bytes at once inside a `u64`, as the Boolean circuit of
+//! [`super::tower`] on the bytes' bit planes: AND, XOR and NOT only, never
+//! branches or memory indices, so the running time and the memory access
+//! pattern are independent of keys and data. Runs of many blocks go through [`super::bitsliced`] instead (64
 //! blocks per call); this SWAR code serves single blocks, short tails, the
 //! key schedule and serial modes.
 
 use super::bitsliced;
-use super::sbox::{COLS, SM4_C, SM4_POLY, SQ_COLS};
+use super::tower;
 
 /// Fewest blocks worth a bitsliced call.
 const BITSLICE_MIN: usize = 8;
 
 const LSB: u64 = 0x0101_0101_0101_0101;
 
-/// Lane-wise multiply by x in GF(2^8)/0x1F5.
-#[inline(always)]
-fn xtime(a: u64) -> u64 {
-    ((a & 0x7f7f_7f7f_7f7f_7f7f) << 1) ^ (((a >> 7) & LSB) * SM4_POLY as u64)
-}
-
-/// Lane-wise GF(2^8) multiplication; each step masks with a data bit.
-#[inline(always)]
-fn gmul(mut a: u64, b: u64) -> u64 {
-    let mut r = 0u64;
-    for i in 0..8 {
-        r ^= a & (((b >> i) & LSB) * 0xff);
-        a = xtime(a);
-    }
-    r
-}
-
-/// Lane-wise squaring as a bit-matrix product (cheaper than `gmul(x, x)`).
-#[inline(always)]
-fn gsq(x: u64) -> u64 {
-    let mut y = 0u64;
-    for (j, &c) in SQ_COLS.iter().enumerate() {
-        y ^= ((x >> j) & LSB) * c as u64;
-    }
-    y
-}
-
-/// Lane-wise inversion as x^254 (0 -> 0): 7 squarings and 4 multiplications.
-#[inline(always)]
-fn ginv(x: u64) -> u64 {
-    let x2 = gsq(x);
-    let x3 = gmul(x2, x);
-    let x6 = gsq(x3);
-    let x12 = gsq(x6);
-    let x14 = gmul(x12, x2);
-    let x15 = gmul(x12, x3);
-    let mut x240 = x15;
-    for _ in 0..4 {
-        x240 = gsq(x240);
-    }
-    gmul(x240, x14)
-}
-
-/// Lane-wise `A·x + C`.
-#[inline(always)]
-fn affine(x: u64) -> u64 {
-    let mut y = SM4_C as u64 * LSB;
-    for (j, &c) in COLS.iter().enumerate() {
-        y ^= ((x >> j) & LSB) * c as u64;
-    }
-    y
-}
-
-/// The SM4 S-box on each of the eight bytes of `x`.
+/// The SM4 S-box on each of the eight bytes of `x`: bit b of every byte
+/// becomes plane b (one bit per byte, at the byte's bit 0) for the
+/// tower-field circuit of [`super::tower`], and back.
 #[inline(always)]
 pub(crate) fn sbox_x8(x: u64) -> u64 {
-    affine(ginv(affine(x)))
+    let planes: [u64; 8] = core::array::from_fn(|b| (x >> b) & LSB);
+    let y = tower::sbox(&planes);
+    y.iter().enumerate().fold(0, |acc, (b, &p)| acc | ((p & LSB) << b))
 }
 
 /// The linear map L of the encryption rounds.
@@ -190,14 +141,6 @@ pub(crate) fn crypt_blocks(rk: &[u32; 32], data: &mut [u8]) {
 mod tests {
     use super::super::sbox::sm4_sbox_formula;
     use super::*;
-
-    #[test]
-    fn squaring_matrix_matches_multiplication() {
-        for x in 0..=255u64 {
-            let lanes = x * LSB;
-            assert_eq!(gsq(lanes), gmul(lanes, lanes));
-        }
-    }
 
     #[test]
     fn swar_sbox_matches_formula_on_every_byte() {

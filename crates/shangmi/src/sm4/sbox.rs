@@ -49,26 +49,6 @@ pub(crate) const COLS: [u8; 8] = {
     c
 };
 
-/// Columns of squaring, a linear map in characteristic 2: sq(1 << j).
-pub(crate) const SQ_COLS: [u8; 8] = {
-    let mut c = [0u8; 8];
-    let mut j = 0;
-    while j < 8 {
-        // (x^j)^2 = x^(2j), reduced modulo 0x1F5.
-        let mut v: u16 = 1 << (2 * j);
-        let mut bit = 15;
-        while bit >= 8 {
-            if (v >> bit) & 1 == 1 {
-                v ^= 0x1F5 << (bit - 8);
-            }
-            bit -= 1;
-        }
-        c[j] = v as u8;
-        j += 1;
-    }
-    c
-};
-
 /// Multiplication in GF(2^8) modulo x^8 + (low byte `poly`); compile time only.
 const fn gmul(mut a: u8, b: u8, poly: u8) -> u8 {
     let mut r = 0u8;
