@@ -198,7 +198,7 @@ pub(crate) const POST_TABLES: ([u8; 16], [u8; 16]) = nibble_tables!(aes_post);
 
 /// Columns of a linear map (`cols[j] = f(1 << j)`) to the `gf2p8affineqb`
 /// qword.
-const fn gfni_matrix(cols: [u8; 8]) -> u64 {
+pub(crate) const fn gfni_matrix(cols: [u8; 8]) -> u64 {
     let mut q = 0u64;
     let mut i = 0;
     while i < 8 {
@@ -225,6 +225,12 @@ pub(crate) const GFNI_PRE: u64 = {
     }
     gfni_matrix(cols)
 };
+/// The byte map of the GFNI post-step: `A·phi^-1(v) + C`, the S-box output
+/// for the AES-field inverse `v` of its (mapped) input.
+pub(crate) const fn gfni_post(v: u8) -> u8 {
+    mat_rows(&SM4_A_ROWS, invert_phi(v)) ^ SM4_C
+}
+
 /// The constant of the GFNI pre-map, `phi(C)`.
 pub(crate) const GFNI_PRE_C: u8 = phi(SM4_C);
 /// GFNI post-map `A·phi^-1(v)` (linear part), applied by `gf2p8affineinvqb`

@@ -207,19 +207,6 @@ pub(super) fn put_words(w: [u32; 4], b: &mut [u8]) {
     }
 }
 
-/// CBC encryption of the whole blocks of `data` in place; `iv` becomes the
-/// last ciphertext block.
-#[inline(always)]
-pub(super) fn cbc_encrypt<E: Engine>(e: E, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    let mut chain = words(iv);
-    for b in data.chunks_exact_mut(16) {
-        let p = words(b);
-        chain = one(e, rk, [chain[0] ^ p[0], chain[1] ^ p[1], chain[2] ^ p[2], chain[3] ^ p[3]]);
-        put_words(chain, b);
-    }
-    put_words(chain, iv);
-}
-
 /// CBC encryption of `G · LANES` independent messages side by side, one
 /// block of each per step: message `l` is `bufs[l][..16 · blocks]`,
 /// encrypted in place, chained from `chains[l]`, which becomes its last

@@ -10,8 +10,8 @@
 //!   by the same `pshufb` that rotates bytes for L.
 //!
 //! Engines by register width: 512-bit (GFNI, VAES), 256-bit (GFNI; AES-NI
-//! on the two 128-bit halves), 128-bit (AES-NI with SSE; GFNI for the
-//! one-block latency path of CBC encryption). Every engine is built from a
+//! on the two 128-bit halves), 128-bit (AES-NI with SSE; GFNI for single
+//! blocks). CBC encryption's latency path is `x86_serial.rs`. Every engine is built from a
 //! [`crate::cpu`] token, so holding one proves its features: the `unsafe`
 //! blocks below rely on that alone. No branch or address depends on data.
 
@@ -294,7 +294,7 @@ mod xmm;
 
 #[path = "x86_serial.rs"]
 mod serial;
-use xmm::{cbc_gfni, cbc_gfni_vl, one_aes, one_gfni, one_gfni_vl, AesX};
+use xmm::{one_aes, one_gfni, one_gfni_vl, AesX};
 
 // ---------------------------------------------------------------- dispatch
 
@@ -429,8 +429,8 @@ pub(super) fn one(b: Backend, rk: &[u32; 32], block: &mut [u8; 16]) -> bool {
 pub(super) fn cbc_encrypt(b: Backend, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> bool {
     // SAFETY (every arm): the token proves the entry point's features.
     match b {
-        Backend::GfniAvx512 => cpu::GfniAvx512::get().map(|t| unsafe { cbc_gfni_vl(t, rk, iv, data) }),
-        Backend::GfniAvx2 => cpu::GfniAvx2::get().map(|t| unsafe { cbc_gfni(t, rk, iv, data) }),
+        Backend::GfniAvx512 => cpu::GfniAvx512::get().map(|t| unsafe { serial::cbc_encrypt_gfni_vl(t, rk, iv, data) }),
+        Backend::GfniAvx2 => cpu::GfniAvx2::get().map(|t| unsafe { serial::cbc_encrypt_gfni(t, rk, iv, data) }),
         Backend::VaesAvx512 | Backend::VaesAvx2 | Backend::AesniAvx2 => {
             cpu::AesAvx2::get().map(|t| unsafe { serial::cbc_encrypt_avx(t, rk, iv, data) })
         }

@@ -1,5 +1,5 @@
-//! SM4-CBC encryption on AES-NI with the shortest dependency chain per
-//! round: each block needs the previous ciphertext, so CBC encryption runs
+//! SM4-CBC encryption on AES-NI or GFNI with the shortest dependency chain
+//! per round: each block needs the previous ciphertext, so CBC encryption runs
 //! at the latency of 32 rounds, not at the throughput of the bulk engines.
 //!
 //! The AES-NI S-box is `post(aesenclast(pre(x)))` with byte-wise affine
@@ -28,13 +28,18 @@
 //! Plaintexts enter the domain with `lin`, ciphertexts leave it with `lin⁻¹`,
 //! both off the chain; the chaining value stays in the domain.
 //!
-//! Constant time: registers and `pshufb` lookups only, no branch, memory
-//! addressed only by the public block index.
+//! With GFNI the same folding holds with `gf2p8affineinvqb` in place of
+//! `aesenclast` and the lookups: it returns `M·v + c` for the AES-field
+//! inverse `v` of the round input and any byte-wise affine map, so the three
+//! folded maps are three instructions on the round input, one deep.
+//!
+//! Constant time: registers, `pshufb` lookups and GFNI affine maps only, no
+//! branch, memory addressed only by the public block index.
 
 use core::arch::x86_64::*;
 
 use crate::cpu;
-use crate::sm4::sbox::{aes_post, aes_pre, nibble_tables};
+use crate::sm4::sbox::{aes_post, aes_pre, gfni_matrix, gfni_post, nibble_tables};
 
 /// `pre`'s linear part.
 const fn lin(x: u8) -> u8 {
@@ -67,6 +72,42 @@ const fn g3(z: u8) -> u8 {
     lin(y ^ (y >> 6))
 }
 
+// The same maps for GFNI, where `gf2p8affineinvqb` hands over the
+// AES-field inverse `v` of the S-box input instead of `aesenclast`'s
+// `z`: `Y = gfni_post(v)`.
+const fn h0(v: u8) -> u8 {
+    let y = gfni_post(v);
+    lin(y ^ (y << 2))
+}
+const fn h1(v: u8) -> u8 {
+    let y = gfni_post(v);
+    lin((y << 2) ^ (y >> 6))
+}
+const fn h3(v: u8) -> u8 {
+    let y = gfni_post(v);
+    lin(y ^ (y >> 6))
+}
+
+/// An affine byte map as a `gf2p8affine(inv)qb` matrix and constant.
+macro_rules! gfni_affine {
+    ($f:ident) => {{
+        let c = $f(0);
+        let mut cols = [0u8; 8];
+        let mut j = 0;
+        while j < 8 {
+            cols[j] = $f(1 << j) ^ c;
+            j += 1;
+        }
+        (gfni_matrix(cols), c)
+    }};
+}
+
+const LIN_Q: (u64, u8) = gfni_affine!(lin);
+const LIN_INV_Q: (u64, u8) = gfni_affine!(lin_inv);
+const H0_Q: (u64, u8) = gfni_affine!(h0);
+const H1_Q: (u64, u8) = gfni_affine!(h1);
+const H3_Q: (u64, u8) = gfni_affine!(h3);
+
 const LIN: ([u8; 16], [u8; 16]) = nibble_tables!(lin);
 const LIN_INV: ([u8; 16], [u8; 16]) = nibble_tables!(lin_inv);
 const G0: ([u8; 16], [u8; 16]) = nibble_tables!(g0);
@@ -98,6 +139,39 @@ unsafe fn nibbles(x: __m128i, m: __m128i, t: (__m128i, __m128i)) -> __m128i {
     }
 }
 
+/// Word i of a block (big-endian bytes 4i..4i+4) broadcast to every lane
+/// as a little-endian u32.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[inline(always)]
+unsafe fn split(b: __m128i) -> [__m128i; 4] {
+    // SAFETY: SSSE3 per the contract.
+    unsafe {
+        [
+            _mm_shuffle_epi8(b, _mm_setr_epi8(3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0)),
+            _mm_shuffle_epi8(b, _mm_setr_epi8(7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4)),
+            _mm_shuffle_epi8(b, _mm_setr_epi8(11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8)),
+            _mm_shuffle_epi8(b, _mm_setr_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12)),
+        ]
+    }
+}
+
+/// The inverse of [`split`]: four broadcast words back into one block.
+///
+/// # Safety
+/// The CPU must have SSSE3 and SSE4.1.
+#[inline(always)]
+unsafe fn gather(w: [__m128i; 4]) -> __m128i {
+    // SAFETY: SSSE3 and SSE4.1 per the contract.
+    unsafe {
+        let w01 = _mm_blend_epi16::<0b0000_1100>(w[0], w[1]);
+        let w23 = _mm_blend_epi16::<0b1100_0000>(w[2], w[3]);
+        let bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+        _mm_shuffle_epi8(_mm_blend_epi16::<0b1111_0000>(w01, w23), bswap)
+    }
+}
+
 /// The body of both entry points (inlined into each, so VEX encoding is
 /// used where the AVX entry point enables it).
 ///
@@ -125,24 +199,6 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
             rkx[4 * i + 2] = _mm_shuffle_epi32::<0xaa>(v);
             rkx[4 * i + 3] = _mm_shuffle_epi32::<0xff>(v);
         }
-
-        // Word i of a block (big-endian bytes 4i..4i+4) broadcast to every
-        // lane as a little-endian u32, and the inverse gather.
-        let bcast = [
-            _mm_setr_epi8(3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0),
-            _mm_setr_epi8(7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4, 7, 6, 5, 4),
-            _mm_setr_epi8(11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8),
-            _mm_setr_epi8(15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12),
-        ];
-        let bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
-        let split = |b: __m128i| -> [__m128i; 4] {
-            [
-                _mm_shuffle_epi8(b, bcast[0]),
-                _mm_shuffle_epi8(b, bcast[1]),
-                _mm_shuffle_epi8(b, bcast[2]),
-                _mm_shuffle_epi8(b, bcast[3]),
-            ]
-        };
 
         // The chaining value, in the domain, as broadcast words.
         let mut chain = split(nibbles(_mm_loadu_si128(iv.as_ptr().cast()), m, lin_t));
@@ -188,10 +244,7 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
             }
             // The output block is (x35, x34, x33, x32) = (x[3], x[2], x[1], x[0]).
             chain = [x[3], x[2], x[1], x[0]];
-            let w01 = _mm_blend_epi16::<0b0000_1100>(chain[0], chain[1]);
-            let w23 = _mm_blend_epi16::<0b1100_0000>(chain[2], chain[3]);
-            let words = _mm_shuffle_epi8(_mm_blend_epi16::<0b1111_0000>(w01, w23), bswap);
-            let c = nibbles(words, m, tables(&LIN_INV));
+            let c = nibbles(gather(chain), m, tables(&LIN_INV));
             _mm_storeu_si128(block.as_mut_ptr().cast(), c);
         }
         if let Some(last) = data.chunks_exact(16).next_back() {
@@ -217,4 +270,97 @@ pub(super) fn cbc_encrypt_sse(_t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16]
 pub(super) fn cbc_encrypt_avx(_t: cpu::AesAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves AES-NI, SSSE3, SSE4.1 and AVX.
     unsafe { cbc_body(rk, iv, data) }
+}
+
+/// The GFNI form of [`cbc_body`]: the S-box and the folded output maps are
+/// three `gf2p8affineinvqb` of the round input (one instruction deep on the
+/// chain instead of `aesenclast` plus a lookup), and the domain changes are
+/// `gf2p8affineqb`.
+///
+/// # Safety
+/// The CPU must have GFNI, SSSE3 and SSE4.1.
+#[inline(always)]
+unsafe fn cbc_body_gfni(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: GFNI, SSSE3 and SSE4.1 per the contract; every memory access
+    // is a 16-byte access inside `iv`, a `chunks_exact` block of `data` or a
+    // local array.
+    unsafe {
+        let zero = _mm_setzero_si128();
+        let q = |m: (u64, u8)| _mm_set1_epi64x(m.0 as i64);
+        let (lin_m, lin_inv_m) = (q(LIN_Q), q(LIN_INV_Q));
+        let (h0m, h1m, h3m) = (q(H0_Q), q(H1_Q), q(H3_Q));
+        const { assert!(LIN_Q.1 == 0 && LIN_INV_Q.1 == 0) };
+        let into = |x: __m128i| _mm_gf2p8affine_epi64_epi8::<0>(x, lin_m);
+
+        // RK'_i = lin(rk_i) ⊕ pre(0) in every byte, each word broadcast.
+        let c1 = _mm_set1_epi8(aes_pre(0) as i8);
+        let mut rkx = [zero; 32];
+        for (i, r) in rk.chunks_exact(4).enumerate() {
+            let v = _mm_set_epi32(r[3] as i32, r[2] as i32, r[1] as i32, r[0] as i32);
+            let v = _mm_xor_si128(into(v), c1);
+            rkx[4 * i] = _mm_shuffle_epi32::<0x00>(v);
+            rkx[4 * i + 1] = _mm_shuffle_epi32::<0x55>(v);
+            rkx[4 * i + 2] = _mm_shuffle_epi32::<0xaa>(v);
+            rkx[4 * i + 3] = _mm_shuffle_epi32::<0xff>(v);
+        }
+
+        let mut chain = split(into(_mm_loadu_si128(iv.as_ptr().cast())));
+        for block in data.chunks_exact_mut(16) {
+            let p = split(into(_mm_loadu_si128(block.as_ptr().cast())));
+            let mut x = [
+                _mm_xor_si128(p[0], chain[0]),
+                _mm_xor_si128(p[1], chain[1]),
+                _mm_xor_si128(p[2], chain[2]),
+                _mm_xor_si128(p[3], chain[3]),
+            ];
+            let mut u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[1], x[2]), x[3]), rkx[0]);
+            macro_rules! round {
+                ($i:expr, $r:expr) => {{
+                    let a0 = _mm_gf2p8affineinv_epi64_epi8::<{ H0_Q.1 as i32 }>(u, h0m);
+                    let a1 = _mm_gf2p8affineinv_epi64_epi8::<{ H1_Q.1 as i32 }>(u, h1m);
+                    let a3 = _mm_gf2p8affineinv_epi64_epi8::<{ H3_Q.1 as i32 }>(u, h3m);
+                    // R8, R16, R24: all lanes are equal, so byte rotations
+                    // of the register.
+                    let r24 = _mm_alignr_epi8::<13>(a3, a3);
+                    let r816 = _mm_xor_si128(_mm_alignr_epi8::<15>(a1, a1), _mm_alignr_epi8::<14>(a1, a1));
+                    let early = _mm_xor_si128(
+                        _mm_xor_si128(_mm_xor_si128(x[$i], x[($i + 2) % 4]), x[($i + 3) % 4]),
+                        rkx[($r + 1) % 32],
+                    );
+                    x[$i] = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[$i], a0), r24), r816);
+                    u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(early, a0), r24), r816);
+                }};
+            }
+            for j in 0..8 {
+                round!(0, 4 * j);
+                round!(1, 4 * j + 1);
+                round!(2, 4 * j + 2);
+                round!(3, 4 * j + 3);
+            }
+            chain = [x[3], x[2], x[1], x[0]];
+            let c = _mm_gf2p8affine_epi64_epi8::<0>(gather(chain), lin_inv_m);
+            _mm_storeu_si128(block.as_mut_ptr().cast(), c);
+        }
+        if let Some(last) = data.chunks_exact(16).next_back() {
+            iv.copy_from_slice(last);
+        }
+        for r in rkx.iter_mut() {
+            core::ptr::write_volatile(r, zero);
+        }
+    }
+}
+
+/// CBC encryption in place over whole blocks with GFNI on xmm registers
+/// (VEX encoding); as [`cbc_encrypt_sse`] otherwise.
+#[target_feature(enable = "gfni,ssse3,sse4.1,avx,avx2")]
+pub(super) fn cbc_encrypt_gfni(_t: cpu::GfniAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the token proves GFNI and AVX2 (which implies SSSE3, SSE4.1).
+    unsafe { cbc_body_gfni(rk, iv, data) }
+}
+
+/// [`cbc_encrypt_gfni`] with AVX-512VL (three-way XORs as `vpternlogd`).
+#[target_feature(enable = "gfni,ssse3,sse4.1,avx,avx2,avx512f,avx512vl")]
+pub(super) fn cbc_encrypt_gfni_vl(_t: cpu::GfniAvx512, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the token proves GFNI, AVX2 and AVX-512F/VL.
+    unsafe { cbc_body_gfni(rk, iv, data) }
 }

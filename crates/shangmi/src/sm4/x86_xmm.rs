@@ -247,22 +247,10 @@ pub(super) fn one_gfni_vl(t: cpu::GfniAvx512, rk: &[u32; 32], w: [u32; 4]) -> [u
     simd::one(GfniXVl { _t: t, pre, post }, rk, w)
 }
 
-#[target_feature(enable = "avx,avx2,avx512f,avx512vl,gfni")]
-pub(super) fn cbc_gfni_vl(t: cpu::GfniAvx512, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    let (pre, post) = gfni_consts();
-    simd::cbc_encrypt(GfniXVl { _t: t, pre, post }, rk, iv, data)
-}
-
 #[target_feature(enable = "avx,avx2,gfni")]
 pub(super) fn one_gfni(t: cpu::GfniAvx2, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
     let (pre, post) = gfni_consts();
     simd::one(GfniX { _t: t, pre, post, rot: rot128(false) }, rk, w)
-}
-
-#[target_feature(enable = "avx,avx2,gfni")]
-pub(super) fn cbc_gfni(t: cpu::GfniAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    let (pre, post) = gfni_consts();
-    simd::cbc_encrypt(GfniX { _t: t, pre, post, rot: rot128(false) }, rk, iv, data)
 }
 
 #[target_feature(enable = "aes,ssse3,sse4.1")]
