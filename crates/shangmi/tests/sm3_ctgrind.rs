@@ -8,7 +8,7 @@
 //!
 //! Covered: one-shot and incremental HMAC-SM3 (short and long keys), SM3
 //! one-shot and incremental, the KDF, and `hash_many` (the multi-buffer
-//! kernel: loads and transposes at public offsets on AVX2, gathers on AVX-512). Valgrind executes AVX2 and
+//! kernel: loads and transposes at public offsets, 8 and 16 lanes). Valgrind executes AVX2 and
 //! BMI2 but not AVX-512, which its CPUID hides, so mask "" checks the
 //! AVX2 inline-assembly compression (`sm3/asm.rs`; it needs BMI2 too, so the
 //! portable one runs where valgrind's CPUID also hides BMI2; `ctime` builds

@@ -245,6 +245,67 @@ pub(crate) const GFNI_POST: u64 = {
     gfni_matrix(cols)
 };
 
+// The round domain of the latency and GFNI paths: state words are kept as
+// `lin(x)`, the linear part of the pre-map (`aes_pre(x) = lin(x) ^
+// aes_pre(0)`, a byte-wise bijection), and the round's output map
+// `lin ∘ L ∘ S` is folded into three byte maps of the AES-field inverse
+// (h0 for the unrotated word, h1 for its rotations by 8 and 16 bits, h3 for
+// 24): with `Y = S(x)`, `a = Y << 2` and `b = Y >> 6` per byte,
+// L(Y) = [Y ⊕ a] ⊕ R8[a ⊕ b] ⊕ R16[a ⊕ b] ⊕ R24[Y ⊕ b], and `lin` commutes
+// with byte rotations (x86_serial.rs has the derivation).
+
+/// `pre`'s linear part.
+pub(crate) const fn lin(x: u8) -> u8 {
+    aes_pre(x) ^ aes_pre(0)
+}
+
+pub(crate) const fn lin_inv(y: u8) -> u8 {
+    let mut v = 0u16;
+    while v < 256 {
+        if lin(v as u8) == y {
+            return v as u8;
+        }
+        v += 1;
+    }
+    panic!("pre's linear part is not a bijection")
+}
+
+// The same maps for GFNI, where `gf2p8affineinvqb` hands over the
+// AES-field inverse `v` of the S-box input instead of `aesenclast`'s
+// `z`: `Y = gfni_post(v)`.
+const fn h0(v: u8) -> u8 {
+    let y = gfni_post(v);
+    lin(y ^ (y << 2))
+}
+const fn h1(v: u8) -> u8 {
+    let y = gfni_post(v);
+    lin((y << 2) ^ (y >> 6))
+}
+const fn h3(v: u8) -> u8 {
+    let y = gfni_post(v);
+    lin(y ^ (y >> 6))
+}
+
+/// An affine byte map as a `gf2p8affine(inv)qb` matrix and constant.
+macro_rules! gfni_affine {
+    ($f:ident) => {{
+        let c = $f(0);
+        let mut cols = [0u8; 8];
+        let mut j = 0;
+        while j < 8 {
+            cols[j] = $f(1 << j) ^ c;
+            j += 1;
+        }
+        (gfni_matrix(cols), c)
+    }};
+}
+
+pub(crate) const LIN_Q: (u64, u8) = gfni_affine!(lin);
+pub(crate) const LIN_INV_Q: (u64, u8) = gfni_affine!(lin_inv);
+pub(crate) const H0_Q: (u64, u8) = gfni_affine!(h0);
+pub(crate) const H1_Q: (u64, u8) = gfni_affine!(h1);
+pub(crate) const H3_Q: (u64, u8) = gfni_affine!(h3);
+
 #[cfg(test)]
 mod tests {
     use super::*;

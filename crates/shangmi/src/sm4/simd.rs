@@ -42,6 +42,26 @@ pub(super) trait Engine: Copy {
     fn t_xor(self, x: Self::V, acc: Self::V) -> Self::V {
         self.xor(acc, self.t(x))
     }
+    /// The round key as XORed into a round's input. Engines that keep the
+    /// state in a round domain of their own (a byte-wise linear bijection
+    /// `D` of every word, with the S-box's input constant folded into the
+    /// key) return `D(k) ^ c` here, compute `D(L(S(D^-1(u ^ c))))` in
+    /// [`Engine::t`], and map words in and out with [`Engine::enter`] and
+    /// [`Engine::leave`]; the others use the identity.
+    #[inline(always)]
+    fn key(self, k: u32) -> Self::V {
+        self.splat(k)
+    }
+    /// A state word into the round domain.
+    #[inline(always)]
+    fn enter(self, v: Self::V) -> Self::V {
+        v
+    }
+    /// A state word out of the round domain.
+    #[inline(always)]
+    fn leave(self, v: Self::V) -> Self::V {
+        v
+    }
     /// The lane-0 word of `v`.
     fn first(self, v: Self::V) -> u32;
     /// For each lane, the index (within the group) of the block it holds
@@ -65,15 +85,39 @@ pub(super) enum With<'a> {
     Src(&'a [u8]),
 }
 
-/// The 32 rounds on `G` groups, interleaved round by round.
+/// The 32 rounds on `G` groups, interleaved round by round (plain words in
+/// and out).
 #[inline(always)]
 pub(super) fn rounds<E: Engine, const G: usize>(e: E, rk: &[u32; 32], s: &mut [[E::V; 4]; G]) {
+    for x in s.iter_mut() {
+        *x = enter(e, *x);
+    }
+    rounds_in_domain(e, rk, s);
+    for x in s.iter_mut() {
+        *x = leave(e, *x);
+    }
+}
+
+#[inline(always)]
+fn enter<E: Engine>(e: E, x: [E::V; 4]) -> [E::V; 4] {
+    [e.enter(x[0]), e.enter(x[1]), e.enter(x[2]), e.enter(x[3])]
+}
+
+#[inline(always)]
+fn leave<E: Engine>(e: E, x: [E::V; 4]) -> [E::V; 4] {
+    [e.leave(x[0]), e.leave(x[1]), e.leave(x[2]), e.leave(x[3])]
+}
+
+/// [`rounds`] on a state already in the engine's round domain (see
+/// [`Engine::key`]), leaving it there.
+#[inline(always)]
+fn rounds_in_domain<E: Engine, const G: usize>(e: E, rk: &[u32; 32], s: &mut [[E::V; 4]; G]) {
     let mut st = *s;
     // The word indices are constants in each of the four statements (a
     // loop over i made LLVM keep the state in memory).
     macro_rules! round {
         ($i:expr, $k:expr) => {{
-            let k = e.splat($k);
+            let k = e.key($k);
             for x in st.iter_mut() {
                 let t = e.xor(e.xor3(x[($i + 1) % 4], x[($i + 2) % 4], k), x[($i + 3) % 4]);
                 x[$i] = e.t_xor(t, x[$i]);
@@ -173,13 +217,13 @@ pub(super) fn ctr32<E: Engine, const G: usize>(
 /// lane holding the same word: the latency path of serial modes.
 #[inline(always)]
 pub(super) fn one<E: Engine>(e: E, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
-    let mut x = [e.splat(w[0]), e.splat(w[1]), e.splat(w[2]), e.splat(w[3])];
+    let mut x = enter(e, [e.splat(w[0]), e.splat(w[1]), e.splat(w[2]), e.splat(w[3])]);
     // Constant word indices keep the state in registers (see `rounds`); the
     // word written by the previous round joins last, so the other XORs are
     // off the critical path.
     macro_rules! round {
         ($i:expr, $k:expr) => {{
-            let t = e.xor(e.xor3(x[($i + 1) % 4], x[($i + 2) % 4], e.splat($k)), x[($i + 3) % 4]);
+            let t = e.xor(e.xor3(x[($i + 1) % 4], x[($i + 2) % 4], e.key($k)), x[($i + 3) % 4]);
             x[$i] = e.t_xor(t, x[$i]);
         }};
     }
@@ -189,6 +233,7 @@ pub(super) fn one<E: Engine>(e: E, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
         round!(2, r[2]);
         round!(3, r[3]);
     }
+    let x = leave(e, x);
     [e.first(x[3]), e.first(x[2]), e.first(x[1]), e.first(x[0])]
 }
 
@@ -233,8 +278,10 @@ pub(super) fn cbc_lanes<E: Engine, const G: usize>(
     }
     let zero = e.splat(0);
     let mut ch = [[zero; 4]; G];
+    // The chains stay in the round domain between steps (the domain map is
+    // linear, so chain ^ enter(p) = enter(chain' ^ p)).
     for (g, c) in ch.iter_mut().enumerate() {
-        *c = e.load(&tmp[E::GROUP * g..]);
+        *c = enter(e, e.load(&tmp[E::GROUP * g..]));
     }
     for k in 0..blocks {
         let o = 16 * k;
@@ -243,12 +290,12 @@ pub(super) fn cbc_lanes<E: Engine, const G: usize>(
         }
         let mut s = ch;
         for (g, x) in s.iter_mut().enumerate() {
-            let p = e.load(&tmp[E::GROUP * g..]);
+            let p = enter(e, e.load(&tmp[E::GROUP * g..]));
             *x = [e.xor(x[0], p[0]), e.xor(x[1], p[1]), e.xor(x[2], p[2]), e.xor(x[3], p[3])];
         }
-        rounds(e, rk, &mut s);
+        rounds_in_domain(e, rk, &mut s);
         for (g, (x, c)) in s.iter().zip(ch.iter_mut()).enumerate() {
-            e.store(*x, With::Nothing, &mut tmp[E::GROUP * g..]);
+            e.store(leave(e, *x), With::Nothing, &mut tmp[E::GROUP * g..]);
             // The ciphertext in load order, as the next step's chain.
             *c = [x[3], x[2], x[1], x[0]];
         }

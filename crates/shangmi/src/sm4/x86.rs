@@ -18,7 +18,9 @@
 use core::arch::x86_64::*;
 
 use super::aesni::{BSWAP32, INV_SHIFT_ROWS};
-use super::sbox::{GFNI_POST, GFNI_PRE, GFNI_PRE_C, POST_TABLES, PRE_TABLES, SM4_C};
+use super::sbox::{
+    aes_pre, GFNI_POST, GFNI_PRE, GFNI_PRE_C, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q, POST_TABLES, PRE_TABLES, SM4_C,
+};
 use super::simd::{self, Engine, With};
 use super::Backend;
 use crate::cpu::{self, Token};
@@ -164,44 +166,45 @@ unsafe fn l512(s: __m512i) -> __m512i {
     }
 }
 
-/// `acc ^ L(s)` as two independent three-way XORs and one XOR.
-#[inline(always)]
-unsafe fn l512_xor(s: __m512i, acc: __m512i) -> __m512i {
-    // SAFETY: the caller has AVX-512F.
-    unsafe {
-        let a = _mm512_ternarylogic_epi32::<0x96>(acc, s, _mm512_rol_epi32::<2>(s));
-        let b = _mm512_ternarylogic_epi32::<0x96>(
-            _mm512_rol_epi32::<10>(s),
-            _mm512_rol_epi32::<18>(s),
-            _mm512_rol_epi32::<24>(s),
-        );
-        _mm512_xor_si512(a, b)
-    }
-}
-
-/// GFNI on 512-bit registers.
+/// GFNI on 512-bit registers, in the round domain of [`super::sbox::lin`]:
+/// the S-box and `lin ∘ L` are three `gf2p8affineinvqb` of the round input
+/// (the byte maps h0, h1, h3 of `sbox.rs`), so a round's chain is one GFNI
+/// instruction, a rotation and two three-way XORs.
 #[derive(Clone, Copy)]
 struct GfniZ {
     _t: cpu::GfniAvx512,
-    pre: __m512i,
-    post: __m512i,
+    lin: __m512i,
+    lin_inv: __m512i,
+    h: [__m512i; 3],
+    key_c: __m512i,
 }
 
 impl GfniZ {
     #[inline(always)]
     fn new(t: cpu::GfniAvx512) -> GfniZ {
         // SAFETY: the token proves AVX-512F.
-        unsafe { GfniZ { _t: t, pre: _mm512_set1_epi64(GFNI_PRE as i64), post: _mm512_set1_epi64(GFNI_POST as i64) } }
+        unsafe {
+            let q = |m: (u64, u8)| _mm512_set1_epi64(m.0 as i64);
+            GfniZ {
+                _t: t,
+                lin: q(LIN_Q),
+                lin_inv: q(LIN_INV_Q),
+                h: [q(H0_Q), q(H1_Q), q(H3_Q)],
+                key_c: _mm512_set1_epi8(aes_pre(0) as i8),
+            }
+        }
     }
-}
 
-impl GfniZ {
+    /// The three folded maps of the round input `u`.
     #[inline(always)]
-    fn s(self, x: __m512i) -> __m512i {
+    fn maps(self, u: __m512i) -> [__m512i; 3] {
         // SAFETY: the token proves GFNI and AVX-512F/BW/VL.
         unsafe {
-            let u = _mm512_gf2p8affine_epi64_epi8::<PRE_C>(x, self.pre);
-            _mm512_gf2p8affineinv_epi64_epi8::<POST_C>(u, self.post)
+            [
+                _mm512_gf2p8affineinv_epi64_epi8::<{ H0_Q.1 as i32 }>(u, self.h[0]),
+                _mm512_gf2p8affineinv_epi64_epi8::<{ H1_Q.1 as i32 }>(u, self.h[1]),
+                _mm512_gf2p8affineinv_epi64_epi8::<{ H3_Q.1 as i32 }>(u, self.h[2]),
+            ]
         }
     }
 }
@@ -209,14 +212,38 @@ impl GfniZ {
 impl Engine for GfniZ {
     zmm_common!();
     #[inline(always)]
-    fn t(self, x: __m512i) -> __m512i {
-        // SAFETY: the token proves AVX-512F.
-        unsafe { l512(self.s(x)) }
+    fn key(self, k: u32) -> __m512i {
+        const { assert!(LIN_Q.1 == 0 && LIN_INV_Q.1 == 0) };
+        // SAFETY: the token proves GFNI and AVX-512F.
+        unsafe { _mm512_xor_si512(_mm512_gf2p8affine_epi64_epi8::<0>(self.splat(k), self.lin), self.key_c) }
     }
     #[inline(always)]
-    fn t_xor(self, x: __m512i, acc: __m512i) -> __m512i {
+    fn enter(self, v: __m512i) -> __m512i {
+        // SAFETY: as above.
+        unsafe { _mm512_gf2p8affine_epi64_epi8::<0>(v, self.lin) }
+    }
+    #[inline(always)]
+    fn leave(self, v: __m512i) -> __m512i {
+        // SAFETY: as above.
+        unsafe { _mm512_gf2p8affine_epi64_epi8::<0>(v, self.lin_inv) }
+    }
+    #[inline(always)]
+    fn t(self, u: __m512i) -> __m512i {
+        let [a0, a1, a3] = self.maps(u);
         // SAFETY: the token proves AVX-512F.
-        unsafe { l512_xor(self.s(x), acc) }
+        unsafe {
+            let r = _mm512_ternarylogic_epi32::<0x96>(a0, _mm512_rol_epi32::<8>(a1), _mm512_rol_epi32::<16>(a1));
+            _mm512_xor_si512(r, _mm512_rol_epi32::<24>(a3))
+        }
+    }
+    #[inline(always)]
+    fn t_xor(self, u: __m512i, acc: __m512i) -> __m512i {
+        let [a0, a1, a3] = self.maps(u);
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            let r = _mm512_ternarylogic_epi32::<0x96>(acc, a0, _mm512_rol_epi32::<24>(a3));
+            _mm512_ternarylogic_epi32::<0x96>(r, _mm512_rol_epi32::<8>(a1), _mm512_rol_epi32::<16>(a1))
+        }
     }
 }
 

@@ -39,23 +39,7 @@
 use core::arch::x86_64::*;
 
 use crate::cpu;
-use crate::sm4::sbox::{aes_post, aes_pre, gfni_matrix, gfni_post, nibble_tables};
-
-/// `pre`'s linear part.
-const fn lin(x: u8) -> u8 {
-    aes_pre(x) ^ aes_pre(0)
-}
-
-const fn lin_inv(y: u8) -> u8 {
-    let mut v = 0u16;
-    while v < 256 {
-        if lin(v as u8) == y {
-            return v as u8;
-        }
-        v += 1;
-    }
-    panic!("pre's linear part is not a bijection")
-}
+use crate::sm4::sbox::{aes_post, aes_pre, lin, lin_inv, nibble_tables, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q};
 
 /// Byte-wise parts of `lin ∘ L ∘ post` (module comment): g0 for the
 /// unrotated word, g1 for R8 and R16, g3 for R24.
@@ -71,42 +55,6 @@ const fn g3(z: u8) -> u8 {
     let y = aes_post(z);
     lin(y ^ (y >> 6))
 }
-
-// The same maps for GFNI, where `gf2p8affineinvqb` hands over the
-// AES-field inverse `v` of the S-box input instead of `aesenclast`'s
-// `z`: `Y = gfni_post(v)`.
-const fn h0(v: u8) -> u8 {
-    let y = gfni_post(v);
-    lin(y ^ (y << 2))
-}
-const fn h1(v: u8) -> u8 {
-    let y = gfni_post(v);
-    lin((y << 2) ^ (y >> 6))
-}
-const fn h3(v: u8) -> u8 {
-    let y = gfni_post(v);
-    lin(y ^ (y >> 6))
-}
-
-/// An affine byte map as a `gf2p8affine(inv)qb` matrix and constant.
-macro_rules! gfni_affine {
-    ($f:ident) => {{
-        let c = $f(0);
-        let mut cols = [0u8; 8];
-        let mut j = 0;
-        while j < 8 {
-            cols[j] = $f(1 << j) ^ c;
-            j += 1;
-        }
-        (gfni_matrix(cols), c)
-    }};
-}
-
-const LIN_Q: (u64, u8) = gfni_affine!(lin);
-const LIN_INV_Q: (u64, u8) = gfni_affine!(lin_inv);
-const H0_Q: (u64, u8) = gfni_affine!(h0);
-const H1_Q: (u64, u8) = gfni_affine!(h1);
-const H3_Q: (u64, u8) = gfni_affine!(h3);
 
 const LIN: ([u8; 16], [u8; 16]) = nibble_tables!(lin);
 const LIN_INV: ([u8; 16], [u8; 16]) = nibble_tables!(lin_inv);
