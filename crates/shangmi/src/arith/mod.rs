@@ -32,7 +32,7 @@ mod scan;
 
 pub use hedged::{invert_blinded, nonzero_below, HedgedKey};
 pub use limbs::*;
-pub use recode::{bits, naf_const, odd_scalar, recode_odd, wnaf_vartime};
+pub use recode::{bits, naf_const, odd_scalar, recode_odd, wipe_digits, wnaf_vartime};
 pub use scan::{scan, scan_name, ScanEntry, MAX_ENTRY_BYTES, MAX_SCAN};
 
 pub(crate) use mont::with_mul;

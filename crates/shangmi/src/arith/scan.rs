@@ -5,7 +5,8 @@
 //! Three implementations compute the same result: AVX-512F + VL (k-mask
 //! merges on ymm registers: the index reaches only a vector compare and
 //! register-to-register merge-masked moves, whose timing doesn't depend on
-//! the mask), AVX2 (a vector compare makes each entry's mask in a
+//! the mask; inline assembly keeps LLVM from turning them into masked
+//! loads), AVX2 (a vector compare makes each entry's mask in a
 //! register, then and/or) and portable (and/or on words with masks made
 //! first). The choice follows the [`crate::cpu`] tokens, once per process.
 //! Valgrind cannot run AVX-512, so scripts/ctime.sh checks the AVX2 and
@@ -175,7 +176,15 @@ fn scan_avx2<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BY
 }
 
 /// Plain (unmasked) loads of every entry; the index reaches only a compare
-/// into a k-register and merge-masked register moves.
+/// into a k-register and merge-masked register-to-register moves. The
+/// moves are inline assembly because, written as the intrinsic
+/// `_mm256_mask_mov_epi64(acc, k, load)`, LLVM folds the load into the
+/// move and emits a merge-masked *load* (`vmovdqu64 (mem), ymm{k}`), and
+/// whether a masked-off load reads its cache lines is up to the CPU: the
+/// lines touched could then depend on the secret index. With the load
+/// kept separate, every entry is read by a plain load whatever the mask.
+/// (Same speed on Zen 4; a zmm version, one 64-byte move per point, was
+/// slower there: bench/NOTES.md.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn scan_avx512vl<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BYTES / 8]) {
@@ -192,7 +201,17 @@ fn scan_avx512vl<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTR
         for (i, a) in acc[..n].iter_mut().enumerate() {
             // SAFETY: `e` is 32·n bytes; load i < n stays inside it.
             let v = unsafe { _mm256_loadu_si256(p.add(i)) };
-            *a = _mm256_mask_mov_epi64(*a, k, v);
+            // SAFETY: a register-to-register merge-masked move (AVX-512F +
+            // VL, which this function enables); no memory, stack or flags.
+            unsafe {
+                core::arch::asm!(
+                    "vmovdqa64 {a}{{{k}}}, {v}",
+                    a = inout(ymm_reg) *a,
+                    k = in(kreg) k,
+                    v = in(ymm_reg) v,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
         }
     }
     let o = out.as_mut_ptr() as *mut __m256i;

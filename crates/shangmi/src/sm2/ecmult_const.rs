@@ -6,7 +6,7 @@
 use super::field::{Fp, Sm2N};
 use super::point::{add_mixed, dblu_affine, double, zaddu, Affine, Jacobian};
 use crate::arith::with_mul;
-use crate::arith::{odd_scalar, recode_odd, scan, Limbs};
+use crate::arith::{odd_scalar, recode_odd, scan, wipe_digits, Limbs};
 use subtle::{Choice, ConditionallySelectable};
 
 /// P, 3P, ..., (2m − 1)P, affine, for a public P (m ≥ 1, 2m − 1 below the
@@ -81,7 +81,7 @@ pub fn mul(p: &Affine, k: &Limbs) -> Jacobian {
         }
         acc
     });
-    digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
+    wipe_digits(&mut digits);
     k.iter_mut().for_each(|l| *l = 0);
     acc
 }

@@ -21,7 +21,7 @@
 use super::field::{Fp, Sm2N};
 use super::point::{add_affine, add_mixed, add_mixed_vartime, batch_to_affine_vartime, Affine, Jacobian};
 use crate::arith::with_mul;
-use crate::arith::{odd_scalar, recode_odd, scan, Limbs};
+use crate::arith::{odd_scalar, recode_odd, scan, wipe_digits, Limbs};
 use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable};
 
@@ -106,7 +106,7 @@ impl CombTable {
             }
             acc
         });
-        digits.iter_mut().for_each(|d| *d = (0, Choice::from(0)));
+        wipe_digits(&mut digits);
         k.iter_mut().for_each(|l| *l = 0);
         acc
     }
