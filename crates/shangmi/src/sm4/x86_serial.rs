@@ -120,28 +120,104 @@ unsafe fn gather(w: [__m128i; 4]) -> __m128i {
     }
 }
 
-/// The body of both entry points (inlined into each, so VEX encoding is
-/// used where the AVX entry point enables it).
+/// The byte maps of a round: into and out of the domain, and the three
+/// folded output maps of the round input `u` (h0/g0, h1/g1, h3/g3).
 ///
 /// # Safety
-/// The CPU must have AES-NI, SSSE3 and SSE4.1.
+/// Implementations use instructions their constructor's caller proved.
+trait Maps: Copy {
+    unsafe fn into(self, x: __m128i) -> __m128i;
+    unsafe fn out(self, x: __m128i) -> __m128i;
+    unsafe fn maps(self, u: __m128i) -> [__m128i; 3];
+}
+
+/// AES-NI: `aesenclast` with a zero key (ShiftRows is the identity on equal
+/// lanes), then nibble lookups; the domain changes are nibble lookups too.
+#[derive(Clone, Copy)]
+struct AesMaps {
+    m: __m128i,
+    lin: (__m128i, __m128i),
+    lin_inv: (__m128i, __m128i),
+    g: [(__m128i, __m128i); 3],
+}
+
+impl Maps for AesMaps {
+    #[inline(always)]
+    unsafe fn into(self, x: __m128i) -> __m128i {
+        // SAFETY: SSSE3 (trait contract).
+        unsafe { nibbles(x, self.m, self.lin) }
+    }
+    #[inline(always)]
+    unsafe fn out(self, x: __m128i) -> __m128i {
+        // SAFETY: as above.
+        unsafe { nibbles(x, self.m, self.lin_inv) }
+    }
+    #[inline(always)]
+    unsafe fn maps(self, u: __m128i) -> [__m128i; 3] {
+        // SAFETY: AES-NI and SSSE3 (trait contract).
+        unsafe {
+            let z = _mm_aesenclast_si128(u, _mm_setzero_si128());
+            let lo = _mm_and_si128(z, self.m);
+            let hi = _mm_and_si128(_mm_srli_epi16::<4>(z), self.m);
+            let look = |t: (__m128i, __m128i)| _mm_xor_si128(_mm_shuffle_epi8(t.0, lo), _mm_shuffle_epi8(t.1, hi));
+            [look(self.g[0]), look(self.g[1]), look(self.g[2])]
+        }
+    }
+}
+
+/// GFNI: three `gf2p8affineinvqb` of the round input (one instruction deep
+/// on the chain); the domain changes are `gf2p8affineqb`.
+#[derive(Clone, Copy)]
+struct GfniMaps {
+    lin: __m128i,
+    lin_inv: __m128i,
+    h: [__m128i; 3],
+}
+
+impl Maps for GfniMaps {
+    #[inline(always)]
+    unsafe fn into(self, x: __m128i) -> __m128i {
+        const { assert!(LIN_Q.1 == 0 && LIN_INV_Q.1 == 0) };
+        // SAFETY: GFNI (trait contract).
+        unsafe { _mm_gf2p8affine_epi64_epi8::<0>(x, self.lin) }
+    }
+    #[inline(always)]
+    unsafe fn out(self, x: __m128i) -> __m128i {
+        // SAFETY: as above.
+        unsafe { _mm_gf2p8affine_epi64_epi8::<0>(x, self.lin_inv) }
+    }
+    #[inline(always)]
+    unsafe fn maps(self, u: __m128i) -> [__m128i; 3] {
+        // SAFETY: as above.
+        unsafe {
+            [
+                _mm_gf2p8affineinv_epi64_epi8::<{ H0_Q.1 as i32 }>(u, self.h[0]),
+                _mm_gf2p8affineinv_epi64_epi8::<{ H1_Q.1 as i32 }>(u, self.h[1]),
+                _mm_gf2p8affineinv_epi64_epi8::<{ H3_Q.1 as i32 }>(u, self.h[2]),
+            ]
+        }
+    }
+}
+
+/// The body of every entry point (inlined into each, so VEX encoding is
+/// used where the entry point enables AVX).
+///
+/// # Safety
+/// The CPU must have SSSE3, SSE4.1 and what `f`'s instructions need.
 #[inline(always)]
-unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    // SAFETY: AES-NI, SSSE3 and SSE4.1 per the contract; every memory
+unsafe fn cbc_body<F: Maps>(f: F, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: SSSE3, SSE4.1 and F's features per the contract; every memory
     // access is a 16-byte access inside `iv`, a `chunks_exact` block of
     // `data` or a local array.
     unsafe {
-        let m = _mm_set1_epi8(0x0f);
         let zero = _mm_setzero_si128();
-        let lin_t = tables(&LIN);
-        let (g0, g1, g3) = (tables(&G0), tables(&G1), tables(&G3));
 
         // RK'_i = lin(rk_i) ⊕ pre(0) in every byte, each word broadcast.
         let c1 = _mm_set1_epi8(aes_pre(0) as i8);
         let mut rkx = [zero; 32];
         for (i, r) in rk.chunks_exact(4).enumerate() {
             let v = _mm_set_epi32(r[3] as i32, r[2] as i32, r[1] as i32, r[0] as i32);
-            let v = _mm_xor_si128(nibbles(v, m, lin_t), c1);
+            let v = _mm_xor_si128(f.into(v), c1);
             rkx[4 * i] = _mm_shuffle_epi32::<0x00>(v);
             rkx[4 * i + 1] = _mm_shuffle_epi32::<0x55>(v);
             rkx[4 * i + 2] = _mm_shuffle_epi32::<0xaa>(v);
@@ -149,9 +225,9 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
         }
 
         // The chaining value, in the domain, as broadcast words.
-        let mut chain = split(nibbles(_mm_loadu_si128(iv.as_ptr().cast()), m, lin_t));
+        let mut chain = split(f.into(_mm_loadu_si128(iv.as_ptr().cast())));
         for block in data.chunks_exact_mut(16) {
-            let p = split(nibbles(_mm_loadu_si128(block.as_ptr().cast()), m, lin_t));
+            let p = split(f.into(_mm_loadu_si128(block.as_ptr().cast())));
             let mut x = [
                 _mm_xor_si128(p[0], chain[0]),
                 _mm_xor_si128(p[1], chain[1]),
@@ -161,19 +237,15 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
             let mut u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[1], x[2]), x[3]), rkx[0]);
             // Round r replaces word i = r mod 4 (constant indices keep the
             // state in registers). The next input is formed from the three
-            // words that are already known and, last, this round's lookups.
+            // words that are already known and, last, this round's maps.
             macro_rules! round {
                 ($i:expr, $r:expr) => {{
-                    let z = _mm_aesenclast_si128(u, zero);
-                    let lo = _mm_and_si128(z, m);
-                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(z), m);
-                    let look =
-                        |t: (__m128i, __m128i)| _mm_xor_si128(_mm_shuffle_epi8(t.0, lo), _mm_shuffle_epi8(t.1, hi));
-                    let (a0, a1, a3) = (look(g0), look(g1), look(g3));
+                    let [a0, a1, a3] = f.maps(u);
                     // R8, R16, R24 of every lane: the register rotated by
                     // 1, 2, 3 bytes towards the top (all lanes are equal).
-                    // Rotating the three lookups rather than the nibble
-                    // indices takes 10 shuffle-port µops a round, not 15.
+                    // Rotating the three maps' outputs rather than the
+                    // nibble indices takes 10 shuffle-port µops a round on
+                    // AES-NI, not 15.
                     let r24 = _mm_alignr_epi8::<13>(a3, a3);
                     let r816 = _mm_xor_si128(_mm_alignr_epi8::<15>(a1, a1), _mm_alignr_epi8::<14>(a1, a1));
                     let early = _mm_xor_si128(
@@ -192,8 +264,7 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
             }
             // The output block is (x35, x34, x33, x32) = (x[3], x[2], x[1], x[0]).
             chain = [x[3], x[2], x[1], x[0]];
-            let c = nibbles(gather(chain), m, tables(&LIN_INV));
-            _mm_storeu_si128(block.as_mut_ptr().cast(), c);
+            _mm_storeu_si128(block.as_mut_ptr().cast(), f.out(gather(chain)));
         }
         if let Some(last) = data.chunks_exact(16).next_back() {
             iv.copy_from_slice(last);
@@ -205,97 +276,43 @@ unsafe fn cbc_body(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     }
 }
 
+/// The AES-NI maps (the caller must have SSSE3).
+#[inline(always)]
+unsafe fn aes_maps() -> AesMaps {
+    // SAFETY: SSE2 loads and sets only.
+    unsafe {
+        AesMaps {
+            m: _mm_set1_epi8(0x0f),
+            lin: tables(&LIN),
+            lin_inv: tables(&LIN_INV),
+            g: [tables(&G0), tables(&G1), tables(&G3)],
+        }
+    }
+}
+
+/// The GFNI maps.
+#[inline(always)]
+fn gfni_maps() -> GfniMaps {
+    // SAFETY: SSE2 is baseline on x86-64.
+    unsafe {
+        let q = |m: (u64, u8)| _mm_set1_epi64x(m.0 as i64);
+        GfniMaps { lin: q(LIN_Q), lin_inv: q(LIN_INV_Q), h: [q(H0_Q), q(H1_Q), q(H3_Q)] }
+    }
+}
+
 /// CBC encryption in place over whole blocks (`data.len()` a multiple of
 /// 16, checked by the caller); `iv` becomes the last ciphertext block.
 #[target_feature(enable = "aes,ssse3,sse4.1")]
 pub(super) fn cbc_encrypt_sse(_t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves AES-NI, SSSE3 and SSE4.1.
-    unsafe { cbc_body(rk, iv, data) }
+    unsafe { cbc_body(aes_maps(), rk, iv, data) }
 }
 
 /// [`cbc_encrypt_sse`] with VEX encoding (three-operand forms, fewer moves).
 #[target_feature(enable = "aes,ssse3,sse4.1,avx,avx2")]
 pub(super) fn cbc_encrypt_avx(_t: cpu::AesAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves AES-NI, SSSE3, SSE4.1 and AVX.
-    unsafe { cbc_body(rk, iv, data) }
-}
-
-/// The GFNI form of [`cbc_body`]: the S-box and the folded output maps are
-/// three `gf2p8affineinvqb` of the round input (one instruction deep on the
-/// chain instead of `aesenclast` plus a lookup), and the domain changes are
-/// `gf2p8affineqb`.
-///
-/// # Safety
-/// The CPU must have GFNI, SSSE3 and SSE4.1.
-#[inline(always)]
-unsafe fn cbc_body_gfni(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    // SAFETY: GFNI, SSSE3 and SSE4.1 per the contract; every memory access
-    // is a 16-byte access inside `iv`, a `chunks_exact` block of `data` or a
-    // local array.
-    unsafe {
-        let zero = _mm_setzero_si128();
-        let q = |m: (u64, u8)| _mm_set1_epi64x(m.0 as i64);
-        let (lin_m, lin_inv_m) = (q(LIN_Q), q(LIN_INV_Q));
-        let (h0m, h1m, h3m) = (q(H0_Q), q(H1_Q), q(H3_Q));
-        const { assert!(LIN_Q.1 == 0 && LIN_INV_Q.1 == 0) };
-        let into = |x: __m128i| _mm_gf2p8affine_epi64_epi8::<0>(x, lin_m);
-
-        // RK'_i = lin(rk_i) ⊕ pre(0) in every byte, each word broadcast.
-        let c1 = _mm_set1_epi8(aes_pre(0) as i8);
-        let mut rkx = [zero; 32];
-        for (i, r) in rk.chunks_exact(4).enumerate() {
-            let v = _mm_set_epi32(r[3] as i32, r[2] as i32, r[1] as i32, r[0] as i32);
-            let v = _mm_xor_si128(into(v), c1);
-            rkx[4 * i] = _mm_shuffle_epi32::<0x00>(v);
-            rkx[4 * i + 1] = _mm_shuffle_epi32::<0x55>(v);
-            rkx[4 * i + 2] = _mm_shuffle_epi32::<0xaa>(v);
-            rkx[4 * i + 3] = _mm_shuffle_epi32::<0xff>(v);
-        }
-
-        let mut chain = split(into(_mm_loadu_si128(iv.as_ptr().cast())));
-        for block in data.chunks_exact_mut(16) {
-            let p = split(into(_mm_loadu_si128(block.as_ptr().cast())));
-            let mut x = [
-                _mm_xor_si128(p[0], chain[0]),
-                _mm_xor_si128(p[1], chain[1]),
-                _mm_xor_si128(p[2], chain[2]),
-                _mm_xor_si128(p[3], chain[3]),
-            ];
-            let mut u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[1], x[2]), x[3]), rkx[0]);
-            macro_rules! round {
-                ($i:expr, $r:expr) => {{
-                    let a0 = _mm_gf2p8affineinv_epi64_epi8::<{ H0_Q.1 as i32 }>(u, h0m);
-                    let a1 = _mm_gf2p8affineinv_epi64_epi8::<{ H1_Q.1 as i32 }>(u, h1m);
-                    let a3 = _mm_gf2p8affineinv_epi64_epi8::<{ H3_Q.1 as i32 }>(u, h3m);
-                    // R8, R16, R24: all lanes are equal, so byte rotations
-                    // of the register.
-                    let r24 = _mm_alignr_epi8::<13>(a3, a3);
-                    let r816 = _mm_xor_si128(_mm_alignr_epi8::<15>(a1, a1), _mm_alignr_epi8::<14>(a1, a1));
-                    let early = _mm_xor_si128(
-                        _mm_xor_si128(_mm_xor_si128(x[$i], x[($i + 2) % 4]), x[($i + 3) % 4]),
-                        rkx[($r + 1) % 32],
-                    );
-                    x[$i] = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x[$i], a0), r24), r816);
-                    u = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(early, a0), r24), r816);
-                }};
-            }
-            for j in 0..8 {
-                round!(0, 4 * j);
-                round!(1, 4 * j + 1);
-                round!(2, 4 * j + 2);
-                round!(3, 4 * j + 3);
-            }
-            chain = [x[3], x[2], x[1], x[0]];
-            let c = _mm_gf2p8affine_epi64_epi8::<0>(gather(chain), lin_inv_m);
-            _mm_storeu_si128(block.as_mut_ptr().cast(), c);
-        }
-        if let Some(last) = data.chunks_exact(16).next_back() {
-            iv.copy_from_slice(last);
-        }
-        for r in rkx.iter_mut() {
-            core::ptr::write_volatile(r, zero);
-        }
-    }
+    unsafe { cbc_body(aes_maps(), rk, iv, data) }
 }
 
 /// CBC encryption in place over whole blocks with GFNI on xmm registers
@@ -303,12 +320,12 @@ unsafe fn cbc_body_gfni(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
 #[target_feature(enable = "gfni,ssse3,sse4.1,avx,avx2")]
 pub(super) fn cbc_encrypt_gfni(_t: cpu::GfniAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves GFNI and AVX2 (which implies SSSE3, SSE4.1).
-    unsafe { cbc_body_gfni(rk, iv, data) }
+    unsafe { cbc_body(gfni_maps(), rk, iv, data) }
 }
 
 /// [`cbc_encrypt_gfni`] with AVX-512VL (three-way XORs as `vpternlogd`).
 #[target_feature(enable = "gfni,ssse3,sse4.1,avx,avx2,avx512f,avx512vl")]
 pub(super) fn cbc_encrypt_gfni_vl(_t: cpu::GfniAvx512, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves GFNI, AVX2 and AVX-512F/VL.
-    unsafe { cbc_body_gfni(rk, iv, data) }
+    unsafe { cbc_body(gfni_maps(), rk, iv, data) }
 }
