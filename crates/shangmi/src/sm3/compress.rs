@@ -25,6 +25,7 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
     {
         match backend() {
             // SAFETY: backend() only reports features the CPU has.
+            Backend::Avx512 => return unsafe { compress_blocks_avx512(state, blocks) },
             Backend::Avx2 => return unsafe { super::asm::compress_blocks(state, blocks) },
             Backend::Bmi2 => return unsafe { compress_blocks_bmi2(state, blocks) },
             Backend::Portable => {}
@@ -36,9 +37,11 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
 /// Which compiled variant runs on this CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Backend {
+    /// Message expansion in AVX-512VL registers (`vprold`, `vpternlogd`),
+    /// rounds in scalar code with BMI2.
+    Avx512,
     /// Message expansion in AVX2 registers, two blocks at a time, and the
-    /// rounds in inline assembly (`sm3/asm.rs`); also on AVX-512 CPUs,
-    /// where it beats `compress_blocks_avx512` (bench/NOTES.md, sm3z4).
+    /// rounds in inline assembly (`sm3/asm.rs`).
     Avx2,
     /// Everything scalar, compiled with BMI2's `rorx`.
     Bmi2,
@@ -47,9 +50,10 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
-    /// Short lowercase name ("avx2", "bmi2", "portable").
+    /// Short lowercase name ("avx512", "bmi2", "portable").
     pub(crate) fn name(self) -> &'static str {
         match self {
+            Backend::Avx512 => "avx512",
             Backend::Avx2 => "avx2",
             Backend::Bmi2 => "bmi2",
             Backend::Portable => "portable",
@@ -63,14 +67,16 @@ pub(crate) fn backend() -> Backend {
     use std::sync::OnceLock;
     static CHOSEN: OnceLock<Backend> = OnceLock::new();
     *CHOSEN.get_or_init(|| {
-        use crate::cpu::{Avx2, Bmi2Avx2, Token};
-        // Mask `avx` for the scalar BMI2 variant, `bmi2` or `avx2` for the
-        // portable one.
+        use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
+        // Mask `avx512f` for the AVX2 variant, `avx` for the scalar BMI2
+        // one, `bmi2` or `avx2` for the portable one.
         let bmi2 = Bmi2Avx2::get().is_some();
         let avx2 = Avx2::get().is_some();
-        match (bmi2, avx2) {
-            (true, true) => Backend::Avx2,
-            (true, false) => Backend::Bmi2,
+        let avx512 = Avx512Vl::get().is_some();
+        match (bmi2, avx2, avx512) {
+            (true, true, true) => Backend::Avx512,
+            (true, true, false) => Backend::Avx2,
+            (true, false, _) => Backend::Bmi2,
             _ => Backend::Portable,
         }
     })
@@ -96,10 +102,6 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
     }
 }
 
-/// Not dispatched: kept, tested and raced (`sm3::ab`) as the alternative to
-/// `asm.rs` on AVX-512 CPUs, which it loses to on Zen 4 (bench/NOTES.md,
-/// sm3z4).
-///
 /// Message expansion four words at a time in AVX-512VL registers, rounds in
 /// scalar BMI2 code. The scalar version spends about a third of its
 /// instructions on the expansion; here it costs ~5 vector instructions per
@@ -112,7 +114,7 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512VL, BMI2 and AVX2.
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,bmi2,avx2")]
 pub(crate) unsafe fn compress_blocks_avx512(state: &mut [u32; 8], blocks: &[u8]) {
     use std::arch::x86_64::*;

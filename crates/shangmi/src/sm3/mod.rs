@@ -14,9 +14,9 @@ mod many;
 
 pub use compress::compress_blocks;
 
-/// The name of the compression variant in use: "avx2" (AVX2 message
-/// expansion and assembly rounds, also on AVX-512 CPUs), "bmi2" (scalar
-/// with `rorx`) or "portable".
+/// The name of the compression variant in use: "avx512" (AVX-512VL message
+/// expansion), "avx2" (AVX2 message expansion), "bmi2" (scalar with `rorx`)
+/// or "portable".
 pub fn backend_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     {
