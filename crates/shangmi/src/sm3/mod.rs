@@ -1,10 +1,15 @@
 //! SM3 hash (GB/T 32905-2016), HMAC-SM3 (RFC 2104 with SM3) and the key
 //! derivation function of GB/T 32918.4 used by SM2 and SM9.
 
+#[cfg(test)]
+mod ab;
 #[cfg(target_arch = "x86_64")]
 mod asm;
+mod blocks;
 mod compress;
 mod consts;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod many;
 
 pub use compress::compress_blocks;
@@ -135,16 +140,18 @@ pub fn hash_parts(parts: &[&[u8]]) -> [u8; DIGEST_SIZE] {
 }
 
 /// SM3 of each message (in order). Messages of similar length are hashed
-/// side by side, 16 at a time on AVX-512 and 8 on AVX2 (multi-buffer
-/// compression), and batches are spread over all cores (rayon) when there
-/// is enough work to be worth it.
+/// side by side, 8 or 16 at a time (multi-buffer compression), and batches
+/// are spread over all cores (rayon) when there is enough work to be worth
+/// it.
 pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     use rayon::prelude::*;
-    let lanes = many::lanes();
     // Below ~64 KiB in total, thread hand-off costs more than it saves.
     let total: usize = messages.iter().map(|m| m.len() + BLOCK_SIZE).sum();
-    if lanes == 1 || messages.len() < 2 {
-        if total < 1 << 16 || messages.len() < 2 {
+    let parallel = total >= 1 << 16 && messages.len() >= 2;
+    let threads = if parallel { crate::par::num_threads() } else { 1 };
+    let kernel = many::Kernel::choose(messages.len(), threads);
+    if kernel == many::Kernel::One || messages.len() < 2 {
+        if !parallel {
             return messages.iter().map(|m| hash(m)).collect();
         }
         return crate::par::install(|| messages.par_iter().map(|m| hash(m)).collect());
@@ -153,12 +160,13 @@ pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     order.sort_by_key(|&i| messages[i].len());
     let batch = |idx: &[usize]| {
         let blocks: Vec<many::Blocks<'_>> = idx.iter().map(|&i| many::Blocks::new(messages[i])).collect();
-        many::hash_batch(&blocks, lanes)
+        many::hash_batch(&blocks, kernel)
     };
-    let digests: Vec<Vec<[u8; DIGEST_SIZE]>> = if total < 1 << 16 {
-        order.chunks(lanes).map(batch).collect()
-    } else {
+    let lanes = kernel.lanes();
+    let digests: Vec<Vec<[u8; DIGEST_SIZE]>> = if parallel {
         crate::par::install(|| order.par_chunks(lanes).map(batch).collect())
+    } else {
+        order.chunks(lanes).map(batch).collect()
     };
     let mut out = vec![[0u8; DIGEST_SIZE]; messages.len()];
     for (&i, d) in order.iter().zip(digests.iter().flatten()) {
