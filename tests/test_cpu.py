@@ -33,7 +33,7 @@ def test_report_shape() -> None:
     info = shangmi.cpu_features()
     assert set(info) == {"detected", "enabled", "masked", "backends"}
     assert set(info["enabled"]) <= set(info["detected"])
-    assert set(info["backends"]) == {"sm2-field", "sm2-scan", "sm3", "sm4", "zuc"}
+    assert set(info["backends"]) == {"sm2-field", "sm2-scan", "sm2-comb", "sm3", "sm4", "zuc"}
 
 
 def test_all_masks_everything_and_selects_portable() -> None:

@@ -25,7 +25,10 @@ def cpu_features() -> CpuFeatures:
     variable ``SHANGMI_CPU_DISABLE`` took away (a comma-separated list of
     those names, or ``all``, read once before the first import), ``enabled``
     the rest, and ``backends`` maps each algorithm (``"sm2-field"``,
-    ``"sm2-scan"``, ``"sm3"``, ``"sm4"``, ``"zuc"``) to the backend it chose.
+    ``"sm2-scan"``, ``"sm2-comb"``, ``"sm3"``, ``"sm4"``, ``"zuc"``) to the
+    backend it chose (``"sm2-comb"``: ``"ifma-8lane"`` for k·G on eight
+    AVX-512 IFMA lanes, else ``"portable"``: the one-lane comb, whose field
+    products follow ``"sm2-field"``).
     An unknown name in ``SHANGMI_CPU_DISABLE`` makes ``import shangmi`` raise
     :class:`shangmi.InvalidInputError`.
     """

@@ -305,6 +305,8 @@ tokens! {
     Avx2 = [Avx, Avx2];
     /// AVX-512 F and VL.
     Avx512Vl = [Avx2, Avx512f, Avx512vl];
+    /// AVX-512 F with IFMA (52-bit multiply-add: SM2's eight-lane comb).
+    Ifma = [Avx2, Avx512f, Avx512ifma];
     /// AES-NI and PCLMULQDQ with SSSE3/SSE4.1 (128-bit SIMD).
     AesSse = [Ssse3, Sse41, Aes, Pclmulqdq];
     /// AES-NI and PCLMULQDQ with AVX2.

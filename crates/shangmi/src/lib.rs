@@ -35,6 +35,7 @@ pub fn backends() -> Vec<(&'static str, &'static str)> {
     vec![
         ("sm2-field", arith::backend_name()),
         ("sm2-scan", arith::scan_name()),
+        ("sm2-comb", sm2::comb_backend_name()),
         ("sm3", sm3::backend_name()),
         ("sm4", sm4::Backend::selected().name()),
         ("zuc", zuc::Backend::auto().name()),

@@ -25,6 +25,10 @@ use crate::arith::{odd_scalar, recode_odd, scan, wipe_digits, Limbs};
 use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable};
 
+#[cfg(target_arch = "x86_64")]
+#[path = "ecmult_gen_ifma.rs"]
+mod ifma;
+
 /// A fixed-base comb: `windows` = ⌈256/w⌉ sub-tables of 2^(w−1) affine
 /// points, the odd multiples (2j + 1)·2^(w i)·B for j = 0..2^(w−1), which
 /// the odd digits of [`recode_odd`] select.
@@ -137,7 +141,28 @@ pub fn g_table() -> &'static CombTable {
     TABLE.get_or_init(|| CombTable::new_vartime(&Affine::generator(), G_COMB_W))
 }
 
-/// k·G in constant time, for any k < 2^256.
+/// k·G in constant time, for any k < 2^256: on eight IFMA lanes where
+/// the CPU has them, else the scalar comb.
 pub fn mul_g(k: &Limbs) -> Jacobian {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        return ifma::mul_g(t, k);
+    }
+    g_table().mul(k)
+}
+
+/// The k·G engine [`mul_g`] uses: "ifma-8lane", or "portable" for the
+/// one-lane comb (whose field products follow `sm2-field`).
+pub fn mul_g_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if <crate::cpu::Ifma as crate::cpu::Token>::get().is_some() {
+        return "ifma-8lane";
+    }
+    "portable"
+}
+
+/// k·G on the scalar comb whatever the CPU (the lanes' reference in tests).
+#[cfg(test)]
+pub fn mul_g_scalar(k: &Limbs) -> Jacobian {
     g_table().mul(k)
 }

@@ -7,7 +7,7 @@
 
 use super::ecmult::{double_mul_wnaf_vartime, mul_vartime, G_WNAF_W};
 use super::ecmult_const::{mul, odd_multiples_coz_vartime};
-use super::ecmult_gen::{g_table, mul_g, CombTable};
+use super::ecmult_gen::{g_table, mul_g, mul_g_scalar, CombTable};
 use super::field::{Sm2N, N};
 use super::point::{batch_to_affine_vartime, Affine, Jacobian};
 use crate::arith::{odd_scalar, recode_odd, reduce_once, sub_limbs, Limbs};
@@ -201,5 +201,22 @@ fn coz_odd_multiples() {
                 assert!(bool::from(x.x.ct_eq(&y.x) & x.y.ct_eq(&y.y)), "m={m}");
             }
         }
+    }
+}
+
+/// k·G on the IFMA lanes (what `mul_g` runs where the CPU has them) and on
+/// the scalar comb agree on the edge scalars (those whose last window meets
+/// the accumulator, k ≡ 0, n − 1, ...) and on random ones.
+#[test]
+fn lanes_match_scalar_comb() {
+    if <crate::cpu::Ifma as crate::cpu::Token>::get().is_none() {
+        eprintln!("skipped: no AVX-512 IFMA on this CPU (or masked)");
+        return;
+    }
+    let mut seed = 0x1a2e_5eed_0f0c_0b0au64;
+    let mut ks = test_scalars(&mut seed);
+    ks.extend((0..2000).map(|_| limbs(&mut seed)));
+    for k in &ks {
+        assert!(same(&mul_g(k), &mul_g_scalar(k)), "k={k:x?}");
     }
 }

@@ -11,6 +11,10 @@ use crate::arith::{adc, final_sub, hex32, mac, sbb, Fe, Limbs, Modulus};
 #[path = "field_x86.rs"]
 mod x86;
 
+#[cfg(target_arch = "x86_64")]
+#[path = "field_ifma.rs"]
+pub(crate) mod ifma;
+
 /// p = 2^256 − 2^224 − 2^96 + 2^64 − 1.
 #[derive(Clone, Copy, Debug)]
 pub struct Sm2P;

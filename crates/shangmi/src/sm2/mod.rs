@@ -51,6 +51,7 @@ mod pool;
 mod sign;
 
 pub use crate::ctime::{classify, declassify};
+pub use ecmult_gen::mul_g_name as comb_backend_name;
 pub use encrypt::Ciphertext;
 pub use field::{Sm2N, Sm2P};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
