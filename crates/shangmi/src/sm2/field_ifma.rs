@@ -192,11 +192,41 @@ pub(crate) fn mul(a: &Fe8, b: &Fe8) -> Fe8 {
     carry([t[0], t[1], t[2], t[3], t[4]])
 }
 
-/// a².
+/// a²: the 15 distinct limb products (cross terms accumulated once and
+/// doubled, 30 multiply-adds in place of 50), then the same Montgomery
+/// rows as [`mul`] on the ten-limb square. The square is below 2^514 (a <
+/// 2^257), so the result is below 2^254 + p; limb magnitudes stay below
+/// 2^58.
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
 pub(crate) fn sqr(a: &Fe8) -> Fe8 {
-    mul(a, a)
+    let zero = _mm512_setzero_si512();
+    let mut t = [zero; 10];
+    for i in 0..5 {
+        for j in i + 1..5 {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.0[i], a.0[j]);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.0[i], a.0[j]);
+        }
+    }
+    for k in 1..9 {
+        t[k] = _mm512_add_epi64(t[k], t[k]);
+    }
+    for i in 0..5 {
+        t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.0[i], a.0[i]);
+        t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.0[i], a.0[i]);
+    }
+    let mask = _mm512_set1_epi64(MASK as i64);
+    let p1 = _mm512_set1_epi64(P52[1] as i64);
+    let p4 = _mm512_set1_epi64(P52[4] as i64);
+    for i in 0..5 {
+        let m = _mm512_and_si512(t[i], mask);
+        let c = _mm512_add_epi64(_mm512_srai_epi64::<52>(t[i]), m);
+        t[i + 1] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[i + 1], m, p1), c);
+        t[i + 2] = _mm512_sub_epi64(_mm512_madd52hi_epu64(t[i + 2], m, p1), m);
+        t[i + 4] = _mm512_add_epi64(_mm512_madd52lo_epu64(t[i + 4], m, p4), m);
+        t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], m, p4);
+    }
+    carry([t[5], t[6], t[7], t[8], t[9]])
 }
 
 /// Per lane, `b` where `mask` is all ones and `a` where it is zero (the
