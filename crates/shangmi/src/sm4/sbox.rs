@@ -148,28 +148,39 @@ pub(crate) const fn aes_post(z: u8) -> u8 {
     mat_rows(&SM4_A_ROWS, w) ^ SM4_C
 }
 
+/// The preimage of `$y` under a byte bijection, found by trying all 256
+/// bytes (for `const` tables and maps: compile-time work, so the search is
+/// fine). `|x| body` names the map; a map found not to be a bijection
+/// stops the build with `$what`.
+macro_rules! invert_by_search {
+    ($y:expr, |$x:ident| $body:expr, $what:literal) => {{
+        let y: u8 = $y;
+        let mut v = 0u16;
+        loop {
+            if v == 256 {
+                panic!(concat!($what, " is not a bijection"))
+            }
+            let $x = v as u8;
+            if $body == y {
+                break $x;
+            }
+            v += 1;
+        }
+    }};
+}
+pub(crate) use invert_by_search;
+
 const fn invert_linear_aes_affine(z: u8) -> u8 {
     // Aff_aes(v) = v ^ rotl1 ^ rotl2 ^ rotl3 ^ rotl4 ^ 0x63.
-    let mut v = 0u16;
-    while v < 256 {
-        let b = v as u8;
-        if (b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63) == z {
-            return b;
-        }
-        v += 1;
-    }
-    panic!("AES affine map is not a bijection")
+    invert_by_search!(
+        z,
+        |b| b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63,
+        "the AES affine map"
+    )
 }
 
 const fn invert_phi(y: u8) -> u8 {
-    let mut v = 0u16;
-    while v < 256 {
-        if phi(v as u8) == y {
-            return v as u8;
-        }
-        v += 1;
-    }
-    panic!("phi is not a bijection")
+    invert_by_search!(y, |v| phi(v), "phi")
 }
 
 /// 4-bit lookup tables for an affine byte map `f`: `f(x) = lo[x & 15] ^ hi[x >> 4]`
@@ -260,14 +271,7 @@ pub(crate) const fn lin(x: u8) -> u8 {
 }
 
 pub(crate) const fn lin_inv(y: u8) -> u8 {
-    let mut v = 0u16;
-    while v < 256 {
-        if lin(v as u8) == y {
-            return v as u8;
-        }
-        v += 1;
-    }
-    panic!("pre's linear part is not a bijection")
+    invert_by_search!(y, |v| lin(v), "pre's linear part")
 }
 
 // The same maps for GFNI, where `gf2p8affineinvqb` hands over the

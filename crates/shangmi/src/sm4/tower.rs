@@ -19,7 +19,7 @@
 
 use core::ops::{BitAnd, BitXor, Not};
 
-use super::sbox::{mat_rows, COLS, SM4_A_ROWS, SM4_C, SM4_POLY};
+use super::sbox::{invert_by_search, mat_rows, COLS, SM4_A_ROWS, SM4_C, SM4_POLY};
 
 // ------------------------------------------------- compile-time algebra
 
@@ -118,14 +118,7 @@ const fn apply_cols(cols: &[u8; 8], x: u8) -> u8 {
 
 /// `T^-1(v)` by search (T is a bijection).
 const fn t_inv(v: u8) -> u8 {
-    let mut x = 0u16;
-    while x < 256 {
-        if apply_cols(&T_COLS, x as u8) == v {
-            return x as u8;
-        }
-        x += 1;
-    }
-    panic!("T is not a bijection")
+    invert_by_search!(v, |x| apply_cols(&T_COLS, x), "T")
 }
 
 /// Input map `T·A` (columns) and its constant `T·C`.
