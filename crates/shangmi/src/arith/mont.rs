@@ -29,6 +29,7 @@
 #[cfg(target_arch = "x86_64")]
 use super::Limbs;
 use super::{Fe, Modulus};
+#[cfg(target_arch = "x86_64")]
 use std::sync::OnceLock;
 
 /// How field products and squares are computed; implemented by

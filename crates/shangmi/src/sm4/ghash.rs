@@ -178,6 +178,9 @@ fn update_portable(mut acc: u128, pows: &[Multiplier; PORTABLE_AGG], data: &[u8]
 #[derive(Clone)]
 pub(crate) struct Ghash {
     acc: u128,
+    /// Only the x86-64 carry-less paths branch on it; elsewhere every kind
+    /// is the portable one.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     kind: Kind,
     /// H^1..H^4 prepared for the portable path.
     pows: [Multiplier; PORTABLE_AGG],
@@ -236,35 +239,42 @@ impl Ghash {
     }
 
     /// Absorbs whole 16-byte blocks.
-    pub(crate) fn update_blocks(&mut self, mut data: &[u8]) {
+    pub(crate) fn update_blocks(&mut self, data: &[u8]) {
         debug_assert!(data.len().is_multiple_of(16));
         #[cfg(target_arch = "x86_64")]
-        {
-            if self.kind == Kind::Vclmul {
-                if let Some(t) = cpu::VaesAvx512::get() {
-                    let n = data.len() - data.len() % 256;
-                    // SAFETY: the token proves VPCLMULQDQ and AVX-512F/BW.
-                    self.acc = unsafe { clmul::update16(t, self.acc, &self.powers, &data[..n]) };
-                    data = &data[n..];
-                }
-            }
-            if self.kind == Kind::VclmulY {
-                if let Some(t) = cpu::ClmulAvx2::get() {
-                    let n = data.len() - data.len() % 256;
-                    // SAFETY: the token proves VPCLMULQDQ and AVX2.
-                    self.acc = unsafe { clmul::update16y(t, self.acc, &self.powers, &data[..n]) };
-                    data = &data[n..];
-                }
-            }
-            if self.kind != Kind::Portable {
-                if let Some(t) = cpu::Clmul::get() {
-                    // SAFETY: the token proves PCLMULQDQ and SSSE3.
-                    self.acc = unsafe { clmul::update(t, self.acc, &self.powers, data) };
-                    return;
-                }
+        let data = self.update_clmul(data);
+        self.acc = update_portable(self.acc, &self.pows, data);
+    }
+
+    /// Absorbs what the carry-less kinds take of `data` (all of it, unless
+    /// this is the portable kind or a VPCLMULQDQ kind leaves a tail shorter
+    /// than 16 blocks and PCLMULQDQ is masked) and returns the rest.
+    #[cfg(target_arch = "x86_64")]
+    fn update_clmul<'a>(&mut self, mut data: &'a [u8]) -> &'a [u8] {
+        if self.kind == Kind::Vclmul {
+            if let Some(t) = cpu::VaesAvx512::get() {
+                let n = data.len() - data.len() % 256;
+                // SAFETY: the token proves VPCLMULQDQ and AVX-512F/BW.
+                self.acc = unsafe { clmul::update16(t, self.acc, &self.powers, &data[..n]) };
+                data = &data[n..];
             }
         }
-        self.acc = update_portable(self.acc, &self.pows, data);
+        if self.kind == Kind::VclmulY {
+            if let Some(t) = cpu::ClmulAvx2::get() {
+                let n = data.len() - data.len() % 256;
+                // SAFETY: the token proves VPCLMULQDQ and AVX2.
+                self.acc = unsafe { clmul::update16y(t, self.acc, &self.powers, &data[..n]) };
+                data = &data[n..];
+            }
+        }
+        if self.kind != Kind::Portable {
+            if let Some(t) = cpu::Clmul::get() {
+                // SAFETY: the token proves PCLMULQDQ and SSSE3.
+                self.acc = unsafe { clmul::update(t, self.acc, &self.powers, data) };
+                return &[];
+            }
+        }
+        data
     }
 
     /// The hash so far.

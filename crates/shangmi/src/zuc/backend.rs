@@ -10,6 +10,7 @@
 use std::sync::OnceLock;
 
 use super::spec;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::Token;
 use crate::{Error, Result};
 
@@ -86,11 +87,13 @@ impl Backend {
     }
 
     /// Whether this backend runs the x86-64 SIMD code.
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn is_x86_simd(self) -> bool {
         matches!(self, Backend::Simd | Backend::GfniAvx2 | Backend::Avx512 | Backend::Gfni)
     }
 
     /// Whether this backend computes S1 with GFNI.
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn has_gfni(self) -> bool {
         matches!(self, Backend::GfniAvx2 | Backend::Gfni)
     }

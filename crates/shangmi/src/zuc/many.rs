@@ -9,11 +9,14 @@
 //! message (the tests check this against the single-stream code and the
 //! standard's vectors).
 
+// The lanes (x86-64 only) wipe their key schedules and windows.
+#[cfg(target_arch = "x86_64")]
 use zeroize::Zeroize;
 
 use super::backend::Backend;
 use super::core::State;
 use super::params::{check_out_len, Alg, Checked, Message};
+#[cfg(target_arch = "x86_64")]
 use super::spec;
 use super::{mac, ops};
 use crate::{Error, Result};
