@@ -25,7 +25,7 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
     {
         match backend() {
             // SAFETY: backend() only reports features the CPU has.
-            Backend::Avx512 => return unsafe { compress_blocks_avx512(state, blocks) },
+            Backend::Avx512 => return unsafe { super::asm512::compress_blocks(state, blocks) },
             Backend::Avx2 => return unsafe { super::asm::compress_blocks(state, blocks) },
             Backend::Bmi2 => return unsafe { compress_blocks_bmi2(state, blocks) },
             Backend::Portable => {}
@@ -38,7 +38,8 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Backend {
     /// Message expansion in AVX-512VL registers (`vprold`, `vpternlogd`),
-    /// rounds in scalar code with BMI2.
+    /// the next block's interleaved with the rounds in inline assembly
+    /// (`sm3/asm512.rs`).
     Avx512,
     /// Message expansion in AVX2 registers, two blocks at a time, and the
     /// rounds in inline assembly (`sm3/asm.rs`).
@@ -103,7 +104,9 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 }
 
 /// Message expansion four words at a time in AVX-512VL registers, rounds in
-/// scalar BMI2 code. The scalar version spends about a third of its
+/// scalar BMI2 code: the "avx512" backend until session 10, kept for the
+/// alternating race in `sm3/ab.rs` (on Sapphire Rapids it runs at 0.86x
+/// libgcrypt, `sm3/asm512.rs` at 1.11x). The scalar version spends about a third of its
 /// instructions on the expansion; here it costs ~5 vector instructions per
 /// word (`vprold` rotates in one instruction, `vpternlogd` XORs three
 /// inputs), and the rounds read W_j and W'_j = W_j ^ W_{j+4} from memory.
@@ -114,7 +117,7 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512VL, BMI2 and AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(test, target_arch = "x86_64"))]
 #[target_feature(enable = "avx512f,avx512vl,bmi2,avx2")]
 pub(crate) unsafe fn compress_blocks_avx512(state: &mut [u32; 8], blocks: &[u8]) {
     use std::arch::x86_64::*;
