@@ -106,10 +106,11 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 /// Message expansion four words at a time in AVX-512VL registers, rounds in
 /// scalar BMI2 code: the "avx512" backend until session 10, kept for the
 /// alternating race in `sm3/ab.rs` (on Sapphire Rapids it runs at 0.86x
-/// libgcrypt, `sm3/asm512.rs` at 1.11x). The scalar version spends about a third of its
-/// instructions on the expansion; here it costs ~5 vector instructions per
-/// word (`vprold` rotates in one instruction, `vpternlogd` XORs three
-/// inputs), and the rounds read W_j and W'_j = W_j ^ W_{j+4} from memory.
+/// libgcrypt, `sm3/asm512.rs` at 1.12-1.15x). The scalar version spends
+/// about a third of its instructions on the expansion; here it costs ~5
+/// vector instructions per word (`vprold` rotates in one instruction,
+/// `vpternlogd` XORs three inputs), and the rounds read W_j and
+/// W'_j = W_j ^ W_{j+4} from memory.
 ///
 /// W_{j+3} depends on W_j, so each group of four is computed with W_j taken
 /// as zero and lane 3 is then corrected: P1 is linear over XOR, so the
