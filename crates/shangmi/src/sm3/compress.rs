@@ -71,6 +71,17 @@ pub(crate) fn backend() -> Backend {
         use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
         // Mask `avx512f` for the AVX2 variant, `avx` for the scalar BMI2
         // one, `bmi2` or `avx2` for the portable one.
+        //
+        // The same choice on every vendor. Measured on Sapphire Rapids
+        // (session 10): avx512 1.12-1.15x libgcrypt, avx2 1.0x. Not
+        // measured on Zen 4 since the avx512 variant became assembly; it
+        // runs the avx2 variant's rounds (the faster kernel in session 8's
+        // native race there) plus two operations per round that shorten
+        // E's recurrence by a cycle, with half the vector work per block.
+        // Zen 4's vector pipes do not share the integer ALUs, so if its
+        // four ALUs are the limit the extra two operations could cost up
+        // to ~1 cycle per round against the shorter chain's gain: re-run
+        // `sm3::ab::one_stream_kernels` there before trusting this choice.
         let bmi2 = Bmi2Avx2::get().is_some();
         let avx2 = Avx2::get().is_some();
         let avx512 = Avx512Vl::get().is_some();
