@@ -87,11 +87,20 @@ fn one_stream_kernels() {
         ));
         if Avx512Vl::get().is_some() {
             cases.push((
-                "avx512",
+                "avx512 Rust rounds",
                 Box::new(|| {
                     let mut s = st();
                     // SAFETY: features checked above.
                     unsafe { compress::compress_blocks_avx512(&mut s, &d) };
+                    std::hint::black_box(s);
+                }),
+            ));
+            cases.push((
+                "avx512 asm",
+                Box::new(|| {
+                    let mut s = st();
+                    // SAFETY: features checked above.
+                    unsafe { super::asm512::compress_blocks(&mut s, &d) };
                     std::hint::black_box(s);
                 }),
             ));

@@ -25,7 +25,7 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
     {
         match backend() {
             // SAFETY: backend() only reports features the CPU has.
-            Backend::Avx512 => return unsafe { compress_blocks_avx512(state, blocks) },
+            Backend::Avx512 => return unsafe { super::asm512::compress_blocks(state, blocks) },
             Backend::Avx2 => return unsafe { super::asm::compress_blocks(state, blocks) },
             Backend::Bmi2 => return unsafe { compress_blocks_bmi2(state, blocks) },
             Backend::Portable => {}
@@ -38,7 +38,8 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Backend {
     /// Message expansion in AVX-512VL registers (`vprold`, `vpternlogd`),
-    /// rounds in scalar code with BMI2.
+    /// the next block's interleaved with the rounds in inline assembly
+    /// (`sm3/asm512.rs`).
     Avx512,
     /// Message expansion in AVX2 registers, two blocks at a time, and the
     /// rounds in inline assembly (`sm3/asm.rs`).
@@ -70,6 +71,17 @@ pub(crate) fn backend() -> Backend {
         use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
         // Mask `avx512f` for the AVX2 variant, `avx` for the scalar BMI2
         // one, `bmi2` or `avx2` for the portable one.
+        //
+        // The same choice on every vendor. Measured on Sapphire Rapids
+        // (session 10): avx512 1.12-1.15x libgcrypt, avx2 1.0x. Not
+        // measured on Zen 4 since the avx512 variant became assembly; it
+        // runs the avx2 variant's rounds (the faster kernel in session 8's
+        // native race there) plus two operations per round that shorten
+        // E's recurrence by a cycle, with half the vector work per block.
+        // Zen 4's vector pipes do not share the integer ALUs, so if its
+        // four ALUs are the limit the extra two operations could cost up
+        // to ~1 cycle per round against the shorter chain's gain: re-run
+        // `sm3::ab::one_stream_kernels` there before trusting this choice.
         let bmi2 = Bmi2Avx2::get().is_some();
         let avx2 = Avx2::get().is_some();
         let avx512 = Avx512Vl::get().is_some();
@@ -103,10 +115,13 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 }
 
 /// Message expansion four words at a time in AVX-512VL registers, rounds in
-/// scalar BMI2 code. The scalar version spends about a third of its
-/// instructions on the expansion; here it costs ~5 vector instructions per
-/// word (`vprold` rotates in one instruction, `vpternlogd` XORs three
-/// inputs), and the rounds read W_j and W'_j = W_j ^ W_{j+4} from memory.
+/// scalar BMI2 code: the "avx512" backend until session 10, kept for the
+/// alternating race in `sm3/ab.rs` (on Sapphire Rapids it runs at 0.86x
+/// libgcrypt, `sm3/asm512.rs` at 1.12-1.15x). The scalar version spends
+/// about a third of its instructions on the expansion; here it costs ~5
+/// vector instructions per word (`vprold` rotates in one instruction,
+/// `vpternlogd` XORs three inputs), and the rounds read W_j and
+/// W'_j = W_j ^ W_{j+4} from memory.
 ///
 /// W_{j+3} depends on W_j, so each group of four is computed with W_j taken
 /// as zero and lane 3 is then corrected: P1 is linear over XOR, so the
@@ -114,7 +129,7 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512VL, BMI2 and AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(test, target_arch = "x86_64"))]
 #[target_feature(enable = "avx512f,avx512vl,bmi2,avx2")]
 pub(crate) unsafe fn compress_blocks_avx512(state: &mut [u32; 8], blocks: &[u8]) {
     use std::arch::x86_64::*;

@@ -5,6 +5,8 @@
 mod ab;
 #[cfg(target_arch = "x86_64")]
 mod asm;
+#[cfg(target_arch = "x86_64")]
+mod asm512;
 mod blocks;
 mod compress;
 mod consts;
@@ -15,8 +17,8 @@ mod many;
 pub use compress::compress_blocks;
 
 /// The name of the compression variant in use: "avx512" (AVX-512VL message
-/// expansion), "avx2" (AVX2 message expansion), "bmi2" (scalar with `rorx`)
-/// or "portable".
+/// expansion, assembly rounds), "avx2" (AVX2 message expansion, assembly
+/// rounds), "bmi2" (scalar with `rorx`) or "portable".
 pub fn backend_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     {
@@ -323,6 +325,10 @@ mod tests {
                     let mut st = IV;
                     // SAFETY: features checked just above.
                     unsafe { compress::compress_blocks_avx512(&mut st, &data) };
+                    assert_eq!(st, reference, "avx512 (Rust rounds)");
+                    let mut st = IV;
+                    // SAFETY: features checked just above.
+                    unsafe { asm512::compress_blocks(&mut st, &data) };
                     assert_eq!(st, reference, "avx512");
                 }
             }
@@ -354,6 +360,30 @@ mod tests {
                 compress::compress_blocks_portable(&mut reference, &data[1..]);
                 // SAFETY: features checked above.
                 unsafe { asm::compress_blocks(&mut st, &data[1..]) };
+                assert_eq!(st, reference, "trial {trial}, {nblocks} blocks");
+            }
+        }
+    }
+
+    /// The same for the AVX-512 assembly variant (it also carries GG from one
+    /// round to the next, and across blocks).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx512_asm_agrees_with_portable_on_random_blocks() {
+        use crate::cpu::{Avx512Vl, Bmi2Avx2, Token};
+        if Bmi2Avx2::get().is_none() || Avx512Vl::get().is_none() {
+            return;
+        }
+        let mut next = crate::test_rng(0x3c6e_f372_fe94_f82b);
+        for trial in 0..40 {
+            for nblocks in 0..10 {
+                let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();
+                let mut st = [0u32; 8];
+                st.iter_mut().for_each(|w| *w = next() as u32);
+                let mut reference = st;
+                compress::compress_blocks_portable(&mut reference, &data[1..]);
+                // SAFETY: features checked above.
+                unsafe { asm512::compress_blocks(&mut st, &data[1..]) };
                 assert_eq!(st, reference, "trial {trial}, {nblocks} blocks");
             }
         }
