@@ -14,9 +14,11 @@
 //! portable one runs where valgrind's CPUID also hides BMI2; `ctime` builds
 //! add it back, see `cpu.rs`) and the 8-lane AVX2 `hash_many`; `avx2` and `all` check the portable paths alone. The test
 //! prints the backends it reached.
-//! The AVX-512 variant runs the same scalar rounds as the BMI2 one, with
-//! the message expansion in registers stored to fixed stack offsets: no
-//! secret-dependent branch or address.
+//! The AVX-512 variant (`sm3/asm512.rs`), which valgrind cannot execute,
+//! runs inline-assembly rounds of the same form as the AVX2 kernel checked
+//! here, with the message expansion in AVX-512VL registers stored to fixed
+//! stack offsets: straight-line code, no secret-dependent branch or
+//! address.
 
 // The valgrind client requests that mark secrets are x86-64 code.
 #![cfg(target_arch = "x86_64")]

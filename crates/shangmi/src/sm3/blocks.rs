@@ -22,10 +22,14 @@ impl<'a> Blocks<'a> {
         Blocks { data: &m[..whole], tail, tail_len }
     }
 
+    /// Whole blocks, padding included (the lane kernels run the common count).
+    #[cfg(target_arch = "x86_64")]
     pub(super) fn count(&self) -> usize {
         (self.data.len() + self.tail_len) / BLOCK_SIZE
     }
 
+    /// Block k (the lane kernels' loads).
+    #[cfg(target_arch = "x86_64")]
     pub(super) fn block(&self, k: usize) -> &[u8] {
         let o = k * BLOCK_SIZE;
         if o < self.data.len() {

@@ -35,6 +35,7 @@ pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
 }
 
 /// Which compiled variant runs on this CPU.
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Backend {
     /// Message expansion in AVX-512VL registers (`vprold`, `vpternlogd`),
@@ -50,6 +51,7 @@ pub(crate) enum Backend {
     Portable,
 }
 
+#[cfg(target_arch = "x86_64")]
 impl Backend {
     /// Short lowercase name ("avx512", "bmi2", "portable").
     pub(crate) fn name(self) -> &'static str {

@@ -22,8 +22,10 @@ fn digest(state: &[u32; 8]) -> [u8; DIGEST_SIZE] {
     out
 }
 
-/// A multi-buffer kernel (or none: `One` hashes each message alone).
+/// A multi-buffer kernel (or none: `One` hashes each message alone). The
+/// lane kernels are x86-64 code; elsewhere only `One` is ever chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) enum Kernel {
     One,
     /// 8 lanes, AVX2.
@@ -46,6 +48,7 @@ impl Kernel {
     /// Every kernel this CPU allows (for the tests).
     #[cfg(test)]
     pub(super) fn available() -> Vec<Kernel> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut k = vec![Kernel::One];
         #[cfg(target_arch = "x86_64")]
         {
@@ -84,12 +87,12 @@ impl Kernel {
 pub(super) fn hash_batch(msgs: &[Blocks<'_>], kernel: Kernel) -> Vec<[u8; DIGEST_SIZE]> {
     debug_assert!(msgs.len() <= kernel.lanes());
     let mut states = vec![IV; msgs.len()];
-    let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if msgs.len() >= 2 {
         use super::lanes::{x16, x8, x8vl};
+        let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
         // The tokens are re-checked: a kernel is only run with proof of its
         // features.
         match kernel {
