@@ -340,10 +340,27 @@ mod tests {
         assert_eq!(st, reference, "dispatched");
     }
 
-    /// The assembly variant against the portable one on random data, random
+    /// `kernel` against the portable compression on random data, random
     /// chaining values and every block count from 0 to 9 (one block: no
     /// double-buffer swap; the last block is expanded twice), called on
     /// unaligned slices.
+    #[cfg(target_arch = "x86_64")]
+    fn kernel_agrees_with_portable_on_random_blocks(seed: u64, kernel: impl Fn(&mut [u32; 8], &[u8])) {
+        let mut next = crate::test_rng(seed);
+        for trial in 0..40 {
+            for nblocks in 0..10 {
+                let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();
+                let mut st = [0u32; 8];
+                st.iter_mut().for_each(|w| *w = next() as u32);
+                let mut reference = st;
+                compress::compress_blocks_portable(&mut reference, &data[1..]);
+                kernel(&mut st, &data[1..]);
+                assert_eq!(st, reference, "trial {trial}, {nblocks} blocks");
+            }
+        }
+    }
+
+    /// The AVX2 assembly variant.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn avx2_asm_agrees_with_portable_on_random_blocks() {
@@ -351,23 +368,14 @@ mod tests {
         if Bmi2Avx2::get().is_none() || Avx2::get().is_none() {
             return;
         }
-        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15);
-        for trial in 0..40 {
-            for nblocks in 0..10 {
-                let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();
-                let mut st = [0u32; 8];
-                st.iter_mut().for_each(|w| *w = next() as u32);
-                let mut reference = st;
-                compress::compress_blocks_portable(&mut reference, &data[1..]);
-                // SAFETY: features checked above.
-                unsafe { asm::compress_blocks(&mut st, &data[1..]) };
-                assert_eq!(st, reference, "trial {trial}, {nblocks} blocks");
-            }
-        }
+        // SAFETY: features checked above.
+        kernel_agrees_with_portable_on_random_blocks(0x9e37_79b9_7f4a_7c15, |st, d| unsafe {
+            asm::compress_blocks(st, d)
+        });
     }
 
-    /// The same for the AVX-512 assembly variant (it also carries GG from one
-    /// round to the next, and across blocks).
+    /// The AVX-512 assembly variant (it also carries GG from one round to
+    /// the next, and across blocks).
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn avx512_asm_agrees_with_portable_on_random_blocks() {
@@ -375,19 +383,10 @@ mod tests {
         if Bmi2Avx2::get().is_none() || Avx512Vl::get().is_none() {
             return;
         }
-        let mut next = crate::test_rng(0x3c6e_f372_fe94_f82b);
-        for trial in 0..40 {
-            for nblocks in 0..10 {
-                let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();
-                let mut st = [0u32; 8];
-                st.iter_mut().for_each(|w| *w = next() as u32);
-                let mut reference = st;
-                compress::compress_blocks_portable(&mut reference, &data[1..]);
-                // SAFETY: features checked above.
-                unsafe { asm512::compress_blocks(&mut st, &data[1..]) };
-                assert_eq!(st, reference, "trial {trial}, {nblocks} blocks");
-            }
-        }
+        // SAFETY: features checked above.
+        kernel_agrees_with_portable_on_random_blocks(0x3c6e_f372_fe94_f82b, |st, d| unsafe {
+            asm512::compress_blocks(st, d)
+        });
     }
 
     /// The portable compression function alone reproduces the standard's
