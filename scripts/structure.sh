@@ -5,8 +5,12 @@
 #       lines) and the files in OVER_LIMIT_PENDING below;
 #   (b) import cycles between the core's modules (scripts/module_cycles.py);
 #   (c) the binding inventory's count of `LOGIC?` lines
-#       (scripts/binding_inventory.py), reported, not failed on.
-# Exits non-zero when (a) or (b) finds something.
+#       (scripts/binding_inventory.py), reported, not failed on;
+#   (d) the house rules DESIGN.md states (scripts/house.py): folders are
+#       modules (no `#[path]` but on test modules), one OID module, one curve
+#       layer, one constant-time harness, no timing code in examples/, and
+#       no words about how the work was organised.
+# Exits non-zero when (a), (b) or (d) finds something.
 #
 #   bash scripts/structure.sh
 set -uo pipefail
@@ -52,5 +56,10 @@ fi
 
 echo "-- (c) binding functions with control flow worth a look (LOGIC?)"
 echo "   $(python3 scripts/binding_inventory.py --count) (python3 scripts/binding_inventory.py lists them)"
+
+echo "-- (d) house rules"
+if ! python3 scripts/house.py | sed 's/^/   /'; then
+  status=1
+fi
 
 exit "$status"
