@@ -119,7 +119,7 @@ def test_non_bytes_rejected(bad: object) -> None:
 
 
 def test_kdf_bad_length() -> None:
-    with pytest.raises(ValueError, match="length must be >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"length: expected an int in \[0, 2\^64 - 1\], got -1"):
         sm3.kdf(b"z", -1)
     with pytest.raises(shangmi.ShangmiError):
         sm3.kdf(b"z", -1)
@@ -179,5 +179,5 @@ def test_hash_many_equals_hash_of_each() -> None:
     msgs = [bytes([i % 256]) * (i * 101) for i in range(200)] + [bytearray(b"abc"), memoryview(b"abc")]
     assert sm3.hash_many(msgs) == [sm3.hash(m) for m in msgs]
     assert sm3.hash_many(iter([])) == []
-    with pytest.raises(TypeError, match=r"messages\[1\]"):
+    with pytest.raises(TypeError, match="message 1: expected a bytes-like object"):
         sm3.hash_many([b"ok", "not bytes"])  # type: ignore[list-item]

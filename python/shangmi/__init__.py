@@ -12,11 +12,13 @@ from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
     DecryptionError,
+    ExtensionNotFound,
     InvalidInputError,
     InvalidKey,
     InvalidSignature,
     InvalidCertificate,
     InvalidTag,
+    NotYetFinalized,
     ShangmiError,
     ShangmiTypeError,
 )

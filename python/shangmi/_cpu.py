@@ -50,9 +50,7 @@ def set_num_threads(n: int) -> None:
     give each its share of the cores so they do not oversubscribe them. The
     pool is rebuilt in a forked child, so batch calls work after ``fork()``.
     """
-    from shangmi._buffer import require_int
-
-    _native.set_num_threads(require_int(n, "n"))
+    _native.set_num_threads(n)
 
 
 def num_threads() -> int:

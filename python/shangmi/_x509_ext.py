@@ -6,10 +6,13 @@ objects: encoding and decoding happen in the Rust core (``_native.x509_*``).
 
 from __future__ import annotations
 
+import builtins
+import ipaddress
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Union
+from typing import Any, cast
 
 from shangmi import _native
+from shangmi._buffer import as_bytes, duck, instance, instances, require_int
 from shangmi._x509_gn import (
     DirectoryName,
     DNSName,
@@ -19,10 +22,10 @@ from shangmi._x509_gn import (
     RegisteredID,
     RFC822Name,
     UniformResourceIdentifier,
-    _gn_from_wire,
     _gns_wire,
+    _GeneralName,
 )
-from shangmi.exceptions import InvalidInputError
+from shangmi.exceptions import ExtensionNotFound, InvalidInputError, ShangmiTypeError
 
 __all__ = [
     "ObjectIdentifier", "NameOID", "ExtensionOID", "ExtendedKeyUsageOID", "SignatureAlgorithmOID",
@@ -121,10 +124,10 @@ class NameAttribute:
 
     def __init__(self, oid: ObjectIdentifier, value: str, _type: str | None = None) -> None:
         if not isinstance(oid, ObjectIdentifier):
-            raise TypeError("oid must be an ObjectIdentifier")
+            raise ShangmiTypeError(f"oid must be an ObjectIdentifier, got {type(oid).__name__}")
         if not isinstance(value, str):
-            raise TypeError(f"value must be a str, got {type(value).__name__}")
-        if _type is not None and _type not in _STRING_TAGS:
+            raise ShangmiTypeError(f"value must be a str, got {type(value).__name__}")
+        if _type is not None and (not isinstance(_type, str) or _type not in _STRING_TAGS):
             raise InvalidInputError(f"_type must be one of {sorted(_STRING_TAGS)}, got {_type!r}")
         self.oid = oid
         self.value = value
@@ -148,7 +151,7 @@ class RelativeDistinguishedName:
     """A set of attributes at one level of a name (usually one; ``+`` joined)."""
 
     def __init__(self, attributes: Iterable[NameAttribute]) -> None:
-        self._attributes = list(attributes)
+        self._attributes = instances(attributes, NameAttribute, "attributes")
         if not self._attributes:
             raise InvalidInputError("a RelativeDistinguishedName needs at least one attribute")
 
@@ -174,7 +177,9 @@ class Name:
     Most significant first, as in DER (``rfc4514_string`` reverses)."""
 
     def __init__(self, attributes: Iterable[NameAttribute | RelativeDistinguishedName]) -> None:
-        items = list(attributes)
+        items: list[NameAttribute | RelativeDistinguishedName] = instances(
+            attributes, (NameAttribute, RelativeDistinguishedName), "attributes"
+        )
         self._rdns = [a if isinstance(a, RelativeDistinguishedName) else RelativeDistinguishedName([a]) for a in items]
         self._der: bytes | None = None
 
@@ -294,7 +299,7 @@ class ExtendedKeyUsage(ExtensionType):
         return f"<ExtendedKeyUsage({self._usages!r})>"
 
     def __init__(self, usages: Iterable[ObjectIdentifier]) -> None:
-        self._usages = list(usages)
+        self._usages = instances(usages, ObjectIdentifier, "usages")
 
     def __iter__(self) -> Iterator[ObjectIdentifier]:
         return iter(self._usages)
@@ -310,12 +315,12 @@ class SubjectKeyIdentifier(ExtensionType):
     oid = ExtensionOID.SUBJECT_KEY_IDENTIFIER
 
     def __init__(self, digest: bytes) -> None:
-        self.digest = bytes(digest)
+        self.digest = as_bytes(digest, "digest")
 
     @classmethod
     def from_public_key(cls, public_key: Any) -> SubjectKeyIdentifier:
         """SHA-1 of the public key bits (RFC 5280 method 1, OpenSSL's ``hash``)."""
-        return cls(_native.x509_key_identifier(public_key.to_bytes()))
+        return cls(_native.x509_key_identifier(duck(public_key, ("to_bytes",), "public_key").to_bytes()))
 
     def _payload(self) -> object:
         return self.digest
@@ -326,17 +331,23 @@ class AuthorityKeyIdentifier(ExtensionType):
 
     def __init__(self, key_identifier: bytes | None, authority_cert_issuer: Iterable[GeneralName] | None,
                  authority_cert_serial_number: int | None) -> None:
-        self.key_identifier = None if key_identifier is None else bytes(key_identifier)
-        self.authority_cert_issuer = None if authority_cert_issuer is None else list(authority_cert_issuer)
-        self.authority_cert_serial_number = authority_cert_serial_number
+        self.key_identifier = None if key_identifier is None else as_bytes(key_identifier, "key_identifier")
+        self.authority_cert_issuer = (
+            None if authority_cert_issuer is None
+            else cast("list[GeneralName]", instances(authority_cert_issuer, _GeneralName, "authority_cert_issuer"))
+        )
+        self.authority_cert_serial_number = (
+            None if authority_cert_serial_number is None
+            else require_int(authority_cert_serial_number, "authority_cert_serial_number")
+        )
 
     @classmethod
     def from_issuer_public_key(cls, public_key: Any) -> AuthorityKeyIdentifier:
-        return cls(_native.x509_key_identifier(public_key.to_bytes()), None, None)
+        return cls(_native.x509_key_identifier(duck(public_key, ("to_bytes",), "public_key").to_bytes()), None, None)
 
     @classmethod
     def from_issuer_subject_key_identifier(cls, ski: SubjectKeyIdentifier) -> AuthorityKeyIdentifier:
-        return cls(ski.digest, None, None)
+        return cls(instance(ski, SubjectKeyIdentifier, "ski").digest, None, None)
 
     def _payload(self) -> object:
         iss = None if self.authority_cert_issuer is None else _gns_wire(self.authority_cert_issuer)
@@ -346,7 +357,7 @@ class AuthorityKeyIdentifier(ExtensionType):
 
 class _NamesExtension(ExtensionType):
     def __init__(self, general_names: Iterable[GeneralName]) -> None:
-        self._names = list(general_names)
+        self._names = cast("list[GeneralName]", instances(general_names, _GeneralName, "general_names"))
 
     def __iter__(self) -> Iterator[GeneralName]:
         return iter(self._names)
@@ -358,6 +369,8 @@ class _NamesExtension(ExtensionType):
         return f"<{type(self).__name__}({self._names!r})>"
 
     def get_values_for_type(self, type: type) -> list[Any]:
+        if not (isinstance(type, builtins.type) and issubclass(type, _GeneralName)):
+            raise ShangmiTypeError(f"type must be a general name class (DNSName, ...), got {type!r}")
         return [n.value for n in self._names if isinstance(n, type)]
 
     def _payload(self) -> object:
@@ -377,7 +390,7 @@ class DistributionPoint:
 
     def __init__(self, full_name: Sequence[GeneralName] | None, relative_name: None = None,
                  reasons: None = None, crl_issuer: None = None) -> None:
-        self.full_name = None if full_name is None else list(full_name)
+        self.full_name = None if full_name is None else cast("list[GeneralName]", instances(full_name, _GeneralName, "full_name"))
         self.relative_name, self.reasons, self.crl_issuer = relative_name, reasons, crl_issuer
 
     def __eq__(self, other: object) -> bool:
@@ -394,7 +407,7 @@ class CRLDistributionPoints(ExtensionType):
         return f"<CRLDistributionPoints({[p.full_name for p in self._points]!r})>"
 
     def __init__(self, distribution_points: Iterable[DistributionPoint]) -> None:
-        self._points = list(distribution_points)
+        self._points = instances(distribution_points, DistributionPoint, "distribution_points")
 
     def __iter__(self) -> Iterator[DistributionPoint]:
         return iter(self._points)
@@ -410,7 +423,7 @@ class CRLNumber(ExtensionType):
     oid = ExtensionOID.CRL_NUMBER
 
     def __init__(self, crl_number: int) -> None:
-        self.crl_number = int(crl_number)
+        self.crl_number = require_int(crl_number, "crl_number")
 
     def _payload(self) -> object:
         return _int_bytes(self.crl_number)
@@ -433,7 +446,7 @@ class CRLReason(ExtensionType):
     oid = ExtensionOID.CRL_REASON
 
     def __init__(self, reason: int) -> None:
-        self.reason = int(reason)
+        self.reason = require_int(reason, "reason")
 
     def _payload(self) -> object:
         return self.reason
@@ -443,10 +456,26 @@ class UnrecognizedExtension(ExtensionType):
     """An extension this library does not interpret, kept as its extnValue DER."""
 
     def __init__(self, oid: ObjectIdentifier, value: bytes) -> None:
-        self.oid, self.value = oid, bytes(value)
+        self.oid, self.value = instance(oid, ObjectIdentifier, "oid"), as_bytes(value, "value")
 
     def public_bytes(self) -> bytes:
         return self.value
+
+
+def _gn_from_wire(kind: str, value: Any) -> GeneralName:
+    if kind == "dns":
+        return DNSName(value)
+    if kind == "email":
+        return RFC822Name(value)
+    if kind == "uri":
+        return UniformResourceIdentifier(value)
+    if kind == "ip":
+        return IPAddress(ipaddress.ip_address(bytes(value)))
+    if kind == "dirname":
+        return DirectoryName(Name._from_der(value))
+    if kind == "rid":
+        return RegisteredID(ObjectIdentifier(value))
+    return OtherGeneralName(value)
 
 
 def _int_bytes(n: int) -> bytes:
@@ -496,23 +525,26 @@ class Extensions:
     """The extensions of a certificate, CSR, CRL or CRL entry, in order."""
 
     def __init__(self, extensions: Iterable[Extension]) -> None:
-        self._extensions = list(extensions)
+        self._extensions = instances(extensions, Extension, "extensions")
 
     @classmethod
     def _from_wire(cls, items: list[tuple[str, bool, bytes]]) -> Extensions:
         return cls(Extension(ObjectIdentifier(o), c, _decode_value(o, v)) for o, c, v in items)
 
     def get_extension_for_oid(self, oid: ObjectIdentifier) -> Extension:
+        instance(oid, ObjectIdentifier, "oid")
         for e in self._extensions:
             if e.oid == oid:
                 return e
-        raise KeyError(f"no extension {oid.dotted_string} ({oid._name})")
+        raise ExtensionNotFound(f"no extension {oid.dotted_string} ({oid._name})")
 
     def get_extension_for_class(self, extclass: type[ExtensionType]) -> Extension:
+        if not (isinstance(extclass, type) and issubclass(extclass, ExtensionType)):
+            raise ShangmiTypeError(f"extclass must be an ExtensionType class, got {extclass!r}")
         for e in self._extensions:
             if isinstance(e.value, extclass):
                 return e
-        raise KeyError(f"no {extclass.__name__} extension")
+        raise ExtensionNotFound(f"no {extclass.__name__} extension")
 
     def __iter__(self) -> Iterator[Extension]:
         return iter(self._extensions)

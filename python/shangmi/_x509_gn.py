@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Protocol, Union
 
-if TYPE_CHECKING:
-    from shangmi._x509_ext import Name, ObjectIdentifier
+from shangmi._buffer import as_bytes
+from shangmi.exceptions import ShangmiTypeError
+
+
+class _NameLike(Protocol):
+    """What a directory name needs of :class:`shangmi.x509.Name` (this module
+    does not import it: the name classes import this one)."""
+
+    def public_bytes(self) -> bytes: ...
+
+
+class _OidLike(Protocol):
+    """What a registered ID needs of :class:`shangmi.x509.ObjectIdentifier`."""
+
+    @property
+    def dotted_string(self) -> str: ...
 
 
 class _GeneralName:
@@ -37,7 +51,7 @@ class _GeneralName:
 class _StrName(_GeneralName):
     def __init__(self, value: str) -> None:
         if not isinstance(value, str):
-            raise TypeError(f"{type(self).__name__} value must be a str")
+            raise ShangmiTypeError(f"{type(self).__name__} value must be a str, got {type(value).__name__}")
         self.value = value
 
 
@@ -69,7 +83,7 @@ class IPAddress(_GeneralName):
 class DirectoryName(_GeneralName):
     _kind = "dirname"
 
-    def __init__(self, value: Name) -> None:
+    def __init__(self, value: _NameLike) -> None:
         self.value = value
 
     def _payload(self) -> object:
@@ -79,7 +93,7 @@ class DirectoryName(_GeneralName):
 class RegisteredID(_GeneralName):
     _kind = "rid"
 
-    def __init__(self, value: ObjectIdentifier) -> None:
+    def __init__(self, value: _OidLike) -> None:
         self.value = value
 
     def _payload(self) -> object:
@@ -92,30 +106,10 @@ class OtherGeneralName(_GeneralName):
     _kind = "other"
 
     def __init__(self, der: bytes) -> None:
-        self.value = bytes(der)
+        self.value = as_bytes(der, "der")
 
 
 GeneralName = Union[DNSName, RFC822Name, UniformResourceIdentifier, IPAddress, DirectoryName, RegisteredID, OtherGeneralName]
-
-
-def _gn_from_wire(kind: str, value: Any) -> GeneralName:
-    if kind == "dns":
-        return DNSName(value)
-    if kind == "email":
-        return RFC822Name(value)
-    if kind == "uri":
-        return UniformResourceIdentifier(value)
-    if kind == "ip":
-        return IPAddress(ipaddress.ip_address(bytes(value)))
-    if kind == "dirname":
-        from shangmi._x509_ext import Name
-
-        return DirectoryName(Name._from_der(value))
-    if kind == "rid":
-        from shangmi._x509_ext import ObjectIdentifier
-
-        return RegisteredID(ObjectIdentifier(value))
-    return OtherGeneralName(value)
 
 
 def _gns_wire(names: Iterable[GeneralName]) -> list[tuple[str, object]]:

@@ -17,12 +17,13 @@ See ``examples/dask_verify.py``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from shangmi import sm2, sm3
-from shangmi._buffer import Buffer
-from shangmi.exceptions import InvalidInputError
+from shangmi._buffer import Buffer, iterable, require_int
+from shangmi.exceptions import InvalidInputError, ShangmiTypeError
 
 __all__ = ["chunks", "verify_chunk", "hash_files"]
 
@@ -34,8 +35,10 @@ Item = tuple[bytes, bytes, bytes]
 
 def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     """Consecutive slices of ``items`` of ``size`` (the last may be shorter)."""
-    if size < 1:
+    if require_int(size, "size") < 1:
         raise InvalidInputError(f"chunk size must be at least 1, got {size}")
+    if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
+        raise ShangmiTypeError(f"items must be a sequence, got {type(items).__name__}")
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
@@ -47,22 +50,29 @@ def verify_chunk(
     triples: one bool per item, in order. Each distinct key is parsed once."""
     keys: dict[bytes, sm2.PublicKey] = {}
     triples: list[tuple[sm2.PublicKey, Buffer, Buffer]] = []
-    for i, item in enumerate(items):
-        try:
-            raw, message, signature = item
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"item {i}: expected (public key bytes, message, signature)") from None
-        pk = keys.get(bytes(raw))
+    for i, item in enumerate(iterable(items, "items")):
+        if not isinstance(item, tuple) or len(item) != 3:
+            raise ShangmiTypeError(f"item {i}: expected (public key bytes, message, signature)")
+        raw, message, signature = item
+        # The cache is keyed by bytes (what executors ship); the native
+        # conversion reports any other type.
+        pk = keys.get(raw) if type(raw) is bytes else None
         if pk is None:
-            pk = keys[bytes(raw)] = sm2.PublicKey.from_bytes(raw)
+            pk = sm2.PublicKey.from_bytes(raw)
+            if type(raw) is bytes:
+                keys[raw] = pk
         triples.append((pk, message, signature))
     return sm2.verify_many(triples, uid=uid, encoding=encoding)
 
 
 def hash_files(paths: Iterable[str], *, chunk_size: int = 1 << 20) -> list[str]:
     """The SM3 hex digest of each file, read in ``chunk_size`` pieces."""
+    require_int(chunk_size, "chunk_size")
     out = []
-    for path in paths:
+    for i, path in enumerate(iterable(paths, "paths")):
+        if not isinstance(path, (str, os.PathLike)):
+            # An int would be taken for a file descriptor (and closed).
+            raise ShangmiTypeError(f"path {i}: expected a str or os.PathLike, got {type(path).__name__}")
         h = sm3.SM3()
         with open(path, "rb") as f:
             while block := f.read(chunk_size):

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal, Protocol
 
 from shangmi import _native, sm2
-from shangmi._buffer import Buffer, require_bytes
+from shangmi._buffer import Buffer, duck, instance, instances
 from shangmi.exceptions import DecryptionError, InvalidInputError
 from shangmi.x509 import Certificate, Signer, _secs
 
@@ -43,15 +43,11 @@ Oids = Literal["gmt0010", "rfc5652"]
 
 
 def _out(der: bytes, encoding: str) -> bytes:
-    if encoding == "der":
-        return der
-    if encoding == "pem":
-        return _native.cms_to_pem(der).encode()
-    raise InvalidInputError(f"encoding must be 'der' or 'pem', got {encoding!r}")
+    return _native.cms_encode(der, encoding)
 
 
-def _msg(data: Buffer | str) -> bytes:
-    return data.encode() if isinstance(data, str) else bytes(data)
+def _msg(data: Buffer | str) -> Buffer:
+    return data.encode() if isinstance(data, str) else data
 
 
 def sign(
@@ -70,17 +66,15 @@ def sign(
     """A SignedData over ``data`` by ``private_key`` (whose certificate is
     ``certificate``; ``certificates`` adds intermediates). ``detached=True``
     leaves the content out."""
-    require_bytes(data, "data")
-    require_bytes(uid, "uid")
-    if not isinstance(certificate, Certificate):
-        raise TypeError("certificate must be a shangmi.x509.Certificate")
-    if private_key.public_key() != certificate.public_key():
-        raise InvalidInputError("the private key does not belong to the signer certificate")
+    signer = instance(certificate, Certificate, "certificate")._c
+    extra = [c._c for c in instances(certificates, Certificate, "certificates")]
     when = _secs(signing_time or _dt.datetime.now(_dt.timezone.utc), "signing_time")
-    extra = [c._c for c in certificates]
-    e = _native.cms_sign(data, certificate._c, extra, detached, oids, compat, when, uid)
-    sig = bytes(private_key.sign_digest(e))
-    return _out(_native.cms_sign(data, certificate._c, extra, detached, oids, compat, when, uid, sig), encoding)
+    # The native call converts and checks every argument before any signing.
+    e = _native.cms_sign(data, signer, extra, detached, oids, compat, when, uid)
+    if duck(private_key, ("public_key", "sign_digest"), "private_key").public_key() != certificate.public_key():
+        raise InvalidInputError("the private key does not belong to the signer certificate")
+    sig = private_key.sign_digest(e)
+    return _out(_native.cms_sign(data, signer, extra, detached, oids, compat, when, uid, sig), encoding)
 
 
 class VerifiedMessage:
@@ -110,14 +104,10 @@ def verify(
     signatures are checked, which says nothing about *who* signed. A bad
     signature or a digest that does not match raises
     :class:`~shangmi.InvalidSignature`. ``uid=None`` accepts either SM2 ID."""
-    if data is not None:
-        require_bytes(data, "data")
-    if uid is not None:
-        require_bytes(uid, "uid")
     when = _secs(at or _dt.datetime.now(_dt.timezone.utc), "at")
-    roots = None if trust_roots is None else [c._c for c in trust_roots]
-    content, signers, certs, form = _native.cms_verify(_msg(signed), data, [c._c for c in certificates], uid, roots,
-                                                       when)
+    roots = None if trust_roots is None else [c._c for c in instances(trust_roots, Certificate, "trust_roots")]
+    extra = [c._c for c in instances(certificates, Certificate, "certificates")]
+    content, signers, certs, form = _native.cms_verify(_msg(signed), data, extra, uid, roots, when)
     return VerifiedMessage(content, [Certificate(c) for c in signers], [Certificate(c) for c in certs], form)
 
 
@@ -132,8 +122,7 @@ def encrypt(
 ) -> bytes:
     """An EnvelopedData: a fresh SM4 key, SM4-CBC over ``data``, the key
     SM2-encrypted (GM/T 0009 SM2Cipher) to each recipient certificate."""
-    require_bytes(data, "data")
-    certs = [c._c for c in recipient_certificates]
+    certs = [c._c for c in instances(recipient_certificates, Certificate, "recipient_certificates")]
     der = _native.cms_encrypt(data, certs, oids, compat, recipient_id)
     return _out(der, encoding)
 
@@ -149,10 +138,12 @@ def decrypt(enveloped: Buffer | str, private_key: Decrypter, certificate: Certif
     entry naming it is used; without, every SM2 entry is tried. Failures to
     decrypt are one opaque :class:`~shangmi.DecryptionError`."""
     msg = _msg(enveloped)
-    if certificate is not None and isinstance(private_key, sm2.PrivateKey):
-        if private_key.public_key() != certificate.public_key():
+    cert = None if certificate is None else instance(certificate, Certificate, "certificate")
+    duck(private_key, ("decrypt",), "private_key")
+    if cert is not None and isinstance(private_key, sm2.PrivateKey):
+        if private_key.public_key() != cert.public_key():
             raise InvalidInputError("the private key does not belong to the recipient certificate")
-    keys = _native.cms_recipient_keys(msg, None if certificate is None else certificate._c)
+    keys = _native.cms_recipient_keys(msg, None if cert is None else cert._c)
     for wrapped in keys:
         try:
             cek = private_key.decrypt(wrapped, mode="der")

@@ -22,11 +22,22 @@ __all__ = [
     "DecryptionError",
     "InvalidCertificate",
     "AlreadyFinalized",
+    "NotYetFinalized",
+    "ExtensionNotFound",
 ]
 
 
 class ShangmiError(Exception):
     """Base class of every exception raised by shangmi."""
+
+    def add_note(self, note: str, /) -> None:
+        # The native module's argument conversion names the argument it
+        # could not convert in a note ("while processing 'key'", added by
+        # PyO3); the name leads the message instead ("key: expected ...").
+        if note.startswith("while processing '") and note.endswith("'") and len(self.args) == 1:
+            self.args = (f"{note[18:-1]}: {self.args[0]}",)
+            return
+        super().add_note(note)
 
 
 class InvalidInputError(ShangmiError, ValueError):
@@ -62,3 +73,15 @@ class InvalidCertificate(ShangmiError):
 class AlreadyFinalized(ShangmiError, RuntimeError):
     """A streaming object was used after ``finalize()``. (Also a
     :class:`RuntimeError`, which is what earlier versions raised.)"""
+
+
+class NotYetFinalized(ShangmiError, RuntimeError):
+    """A result that exists only after ``finalize()`` (a GCM tag) was asked
+    for before it. (Also a :class:`RuntimeError`, which is what earlier
+    versions raised.)"""
+
+
+class ExtensionNotFound(ShangmiError, KeyError):
+    """A certificate, request or CRL has no extension of the kind asked for
+    (pyca's name; also a :class:`KeyError`, which is what earlier versions
+    raised)."""

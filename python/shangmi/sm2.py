@@ -59,11 +59,11 @@ from collections.abc import Iterable
 from typing import Literal, NoReturn
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes, require_int
+from shangmi._buffer import Buffer
 from shangmi._keys import KeyExchangeResultBase, PublicKeyMixin, SecretKeyMixin
 from shangmi._keys import password_bytes as _password
 from shangmi._keys import pem_bytes as _pem_bytes
-from shangmi.exceptions import InvalidInputError, ShangmiTypeError
+from shangmi.exceptions import ShangmiTypeError
 
 __all__ = [
     "DEFAULT_UID",
@@ -95,20 +95,9 @@ MODES: tuple[str, ...] = tuple(_native.SM2_MODES)
 #: Signature encodings accepted by ``encoding=``.
 ENCODINGS: tuple[str, ...] = tuple(_native.SM2_ENCODINGS)
 
-#: What ``require_bytes`` accepts. The per-operation methods test it inline
-#: and call ``require_bytes`` (for its message) only on failure: each Python
-#: function call costs about as much as the whole isinstance test, and these
-#: wrappers run once per signature.
-_BYTES = (bytes, bytearray, memoryview)
 
-
-def _max_iterations(value: object) -> int:
-    return DEFAULT_MAX_ITERATIONS if value is None else require_int(value, "max_iterations")
-
-
-def _uid(uid: Buffer) -> Buffer:
-    require_bytes(uid, "uid")
-    return uid
+def _max_iterations(value: int | None) -> int:
+    return DEFAULT_MAX_ITERATIONS if value is None else value
 
 
 class PublicKey(PublicKeyMixin):
@@ -135,13 +124,11 @@ class PublicKey(PublicKeyMixin):
         Raises :class:`InvalidKey` for points off the curve, the point at
         infinity, coordinates ≥ p, or any other length.
         """
-        require_bytes(data, "public key")
         return cls._wrap(_native.Sm2PublicKey.from_bytes(data))
 
     @classmethod
     def from_der(cls, data: Buffer) -> PublicKey:
         """From DER SubjectPublicKeyInfo (id-ecPublicKey with the SM2 curve, or the SM2 OID)."""
-        require_bytes(data, "data")
         return cls._wrap(_native.Sm2PublicKey.from_der(data))
 
     @classmethod
@@ -171,7 +158,7 @@ class PublicKey(PublicKeyMixin):
 
     def z(self, uid: Buffer = DEFAULT_UID) -> bytes:
         """Z = SM3(ENTL ‖ uid ‖ a ‖ b ‖ xG ‖ yG ‖ xA ‖ yA), the signer-ID hash."""
-        return self._key.z(_uid(uid))
+        return self._key.z(uid)
 
     def verify(self, signature: Buffer, message: Buffer, *, uid: Buffer = DEFAULT_UID, encoding: Encoding = "der") -> None:
         """Returns None if ``signature`` is valid for ``message``; raises :class:`InvalidSignature` otherwise.
@@ -181,22 +168,14 @@ class PublicKey(PublicKeyMixin):
         default ``uid`` but verifies under the empty one (OpenSSL 3's
         default), or the reverse, fails too, with a message saying so.
         """
-        if not (isinstance(signature, _BYTES) and isinstance(message, _BYTES) and isinstance(uid, _BYTES)):
-            require_bytes(signature, "signature")
-            require_bytes(message, "message")
-            require_bytes(uid, "uid")
         self._key.verify(signature, message, uid, encoding)
 
     def verify_digest(self, signature: Buffer, digest: Buffer, *, encoding: Encoding = "der") -> None:
         """Like :meth:`verify` for a caller-computed e = SM3(Z ‖ M) (32 bytes)."""
-        require_bytes(signature, "signature")
-        require_bytes(digest, "digest")
         self._key.verify_digest(signature, digest, encoding)
 
     def encrypt(self, plaintext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
         """Encrypts with a fresh random k; ``mode`` picks the ciphertext layout."""
-        if not isinstance(plaintext, _BYTES):
-            require_bytes(plaintext, "plaintext")
         return self._key.encrypt(plaintext, mode)
 
     def prepare(self) -> PublicKey:
@@ -236,7 +215,7 @@ class SignaturePool:
     __slots__ = ("_pool",)
 
     def __init__(self, n: int) -> None:
-        self._pool = _native.Sm2SignaturePool(require_int(n, "n"))
+        self._pool = _native.Sm2SignaturePool(n)
 
     @property
     def remaining(self) -> int:
@@ -248,7 +227,7 @@ class SignaturePool:
 
     def refill(self, n: int) -> None:
         """Adds ``n`` fresh nonces."""
-        self._pool.refill(require_int(n, "n"))
+        self._pool.refill(n)
 
     def __reduce__(self) -> NoReturn:
         raise ShangmiTypeError("a SignaturePool holds one-time secret nonces and cannot be pickled")
@@ -294,7 +273,6 @@ class PrivateKey(SecretKeyMixin):
     @classmethod
     def from_bytes(cls, data: Buffer) -> PrivateKey:
         """From the 32-byte big-endian scalar d; :class:`InvalidKey` unless 1 ≤ d ≤ n-2."""
-        require_bytes(data, "private key")
         return cls._wrap(_native.Sm2PrivateKey.from_bytes(data))
 
     @classmethod
@@ -308,7 +286,6 @@ class PrivateKey(SecretKeyMixin):
         unless ``max_iterations`` allows it: the file chooses the work, so an
         untrusted one must not cost seconds per parse.
         """
-        require_bytes(data, "data")
         return cls._wrap(_native.Sm2PrivateKey.from_der(data, _password(password), _max_iterations(max_iterations)))
 
     @classmethod
@@ -345,14 +322,7 @@ class PrivateKey(SecretKeyMixin):
         cannot read it, so for files OpenSSL must open use
         ``encryption="aes-256-cbc"`` (PBKDF2-HMAC-SHA256 + AES-256-CBC, OpenSSL's default).
         """
-        pw = _password(password)
-        if format == "sec1":
-            if pw is not None:
-                raise InvalidInputError("SEC1 DER cannot be encrypted; use format='pkcs8' with a password")
-            return self._key.to_der(None, True, encryption)
-        if format != "pkcs8":
-            raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
-        return self._key.to_der(pw, False, encryption)
+        return self._key.to_der(_password(password), format, encryption)
 
     def to_pem(
         self,
@@ -366,16 +336,7 @@ class PrivateKey(SecretKeyMixin):
         ``encryption`` as in :meth:`to_der`), or SEC1 PEM with ``format="sec1"``
         under ``sec1_label`` (OpenSSL 3 writes ``SM2 PRIVATE KEY``; older tools
         expect ``EC PRIVATE KEY``)."""
-        pw = _password(password)
-        if format == "sec1":
-            if pw is not None:
-                raise InvalidInputError("encrypted SEC1 PEM is not written; use format='pkcs8' with a password")
-            if not isinstance(sec1_label, str):
-                raise ShangmiTypeError(f"sec1_label must be a str, got {type(sec1_label).__name__}")
-            return self._key.to_pem(None, sec1_label, encryption)
-        if format != "pkcs8":
-            raise InvalidInputError(f"format must be one of 'pkcs8', 'sec1', got {format!r}")
-        return self._key.to_pem(pw, None, encryption)
+        return self._key.to_pem(_password(password), format, sec1_label, encryption)
 
     def public_key(self) -> PublicKey:
         """The matching public key (computed on the first call, then cached)."""
@@ -395,9 +356,6 @@ class PrivateKey(SecretKeyMixin):
         pool: SignaturePool | None = None,
     ) -> bytes:
         """Signs SM3(Z ‖ message) with a fresh k (or one from ``pool``)."""
-        if not (isinstance(message, _BYTES) and isinstance(uid, _BYTES)):
-            require_bytes(message, "message")
-            require_bytes(uid, "uid")
         if pool is None:
             return self._key.sign(message, uid, encoding, None)
         if not isinstance(pool, SignaturePool):
@@ -406,7 +364,6 @@ class PrivateKey(SecretKeyMixin):
 
     def sign_digest(self, digest: Buffer, *, encoding: Encoding = "der") -> bytes:
         """Signs a caller-computed e = SM3(Z ‖ M) (32 bytes)."""
-        require_bytes(digest, "digest")
         return self._key.sign_digest(digest, encoding)
 
     def decrypt(self, ciphertext: Buffer, *, mode: Mode = "c1c3c2") -> bytes:
@@ -419,8 +376,6 @@ class PrivateKey(SecretKeyMixin):
         layout (DER in a raw mode, the ``gmssl`` package's C1 without 04);
         those checks look only at public bytes. The native copy of the
         plaintext is wiped once it is in the returned bytes."""
-        if not isinstance(ciphertext, _BYTES):
-            require_bytes(ciphertext, "ciphertext")
         return self._key.decrypt(ciphertext, mode)
 
     def signature_pool(self, n: int) -> SignaturePool:
@@ -444,7 +399,7 @@ def sign_many(
     released). A message that is not bytes-like names its index."""
     if not isinstance(key, PrivateKey):
         raise ShangmiTypeError(f"key must be a PrivateKey, got {type(key).__name__}")
-    return _native.sm2_sign_many(key._key, messages, _uid(uid), encoding)
+    return _native.sm2_sign_many(key._key, messages, uid, encoding)
 
 
 def verify_many(
@@ -456,15 +411,15 @@ def verify_many(
     """Verifies ``(public_key, message, signature)`` triples in parallel over all
     cores (GIL released). Returns one bool per item; malformed signatures are
     False. An item that is not such a triple raises, naming its index."""
-    if isinstance(items, (str, *_BYTES)) or not isinstance(items, Iterable):
-        return _native.sm2_verify_many(items, _uid(uid), encoding)  # raises, naming the type
+    if isinstance(items, (str, bytes, bytearray, memoryview)) or not isinstance(items, Iterable):
+        return _native.sm2_verify_many(items, uid, encoding)  # raises, naming the type
     native = [
         (item[0]._key, item[1], item[2])
         if isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], PublicKey)
         else item
         for item in items
     ]
-    return _native.sm2_verify_many(native, _uid(uid), encoding)
+    return _native.sm2_verify_many(native, uid, encoding)
 
 
 class KeyExchangeResult(KeyExchangeResultBase):
@@ -505,16 +460,12 @@ class KeyExchange:
         uid: Buffer = DEFAULT_UID,
         peer_uid: Buffer = DEFAULT_UID,
     ) -> None:
-        if role not in ("initiator", "responder"):
-            raise InvalidInputError(f"role must be one of 'initiator', 'responder', got {role!r}")
         if not isinstance(private_key, PrivateKey):
             raise ShangmiTypeError(f"private_key must be a PrivateKey, got {type(private_key).__name__}")
         if not isinstance(peer_public_key, PublicKey):
             raise ShangmiTypeError(f"peer_public_key must be a PublicKey, got {type(peer_public_key).__name__}")
+        self._kx = _native.Sm2KeyExchange(role, private_key._key, uid, peer_public_key._key, peer_uid)
         self.role = role
-        self._kx = _native.Sm2KeyExchange(
-            role == "initiator", private_key._key, _uid(uid), peer_public_key._key, _uid(peer_uid)
-        )
 
     def ephemeral_public_key(self) -> bytes:
         """This party's ephemeral point R (65 bytes), to send to the peer."""
@@ -527,12 +478,7 @@ class KeyExchange:
         receives S_B together with R_B), pass it as ``confirmation`` to check
         it here (:class:`InvalidTag` on mismatch).
         """
-        require_bytes(peer_ephemeral, "peer_ephemeral")
-        require_int(length, "length")
-        if confirmation is not None:
-            # Checked before the exchange is spent (compute runs once).
-            require_bytes(confirmation, "confirmation")
-        key, out, expected = self._kx.compute(peer_ephemeral, length)
+        key, out, expected = self._kx.compute(peer_ephemeral, length, confirmation)
         result = KeyExchangeResult(key, out, expected)
         if confirmation is not None:
             result.check_confirmation(confirmation)

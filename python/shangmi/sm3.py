@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes, require_int
+from shangmi._buffer import Buffer
 
 __all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "backend", "MAX_KDF_LEN", "DIGEST_SIZE", "BLOCK_SIZE"]
 
@@ -79,10 +79,7 @@ def hash_many(messages: Iterable[Buffer]) -> list[bytes]:
     released while hashing, and the list of digests comes back in the order
     of ``messages``.
     """
-    items = list(messages)
-    for i, m in enumerate(items):
-        require_bytes(m, f"messages[{i}]")
-    return _native.sm3_hash_many(items)
+    return _native.sm3_hash_many(messages)
 
 
 def hmac(key: Buffer, data: Buffer) -> bytes:
@@ -96,8 +93,7 @@ def kdf(z: Buffer, length: int) -> bytes:
     Returns ``length`` bytes: SM3(z || 1) || SM3(z || 2) || ... truncated;
     at most ``MAX_KDF_LEN`` (1 GiB) per call.
     """
-    require_bytes(z, "z")
-    return _native.sm3_kdf(z, require_int(length, "length"))
+    return _native.sm3_kdf(z, length)
 
 
 def backend() -> str:

@@ -2,7 +2,8 @@
 
 Every class takes its key once and can then be used for any number of
 messages. Keys, IVs, nonces and data are bytes-like (bytes, bytearray,
-memoryview); anything else raises :class:`TypeError`. Wrong sizes raise
+memoryview, or any object with the buffer protocol); anything else raises
+:class:`shangmi.ShangmiTypeError` (a :class:`TypeError`). Wrong sizes raise
 :class:`ValueError` subclasses (:class:`shangmi.InvalidKey`,
 :class:`shangmi.InvalidInputError`) with a message saying what was expected;
 failed authentication raises :class:`shangmi.InvalidTag`.
@@ -42,10 +43,11 @@ multiplication otherwise.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, NoReturn, Optional, Tuple
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes
+from shangmi._buffer import Buffer
+from shangmi.exceptions import NotYetFinalized, ShangmiTypeError
 
 __all__ = [
     "SM4",
@@ -75,49 +77,22 @@ def backend() -> str:
     return _native.sm4_backend()
 
 
-def _flag(value: object, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{what} must be a bool, got {type(value).__name__}")
-    return value
-
-
-def _aad(aad: Optional[Buffer]) -> Buffer:
-    if aad is None:
-        return b""
-    require_bytes(aad, "aad")
-    return aad
-
-
-def _pairs(items: Iterable[Tuple[Buffer, Buffer]]) -> List[Tuple[Buffer, Buffer]]:
-    out: List[Tuple[Buffer, Buffer]] = []
-    for i, item in enumerate(items):
-        if not isinstance(item, tuple) or len(item) != 2:
-            raise TypeError(f"message {i}: expected an (iv, data) tuple, got {type(item).__name__}")
-        require_bytes(item[0], f"message {i}: IV")
-        require_bytes(item[1], f"message {i}: data")
-        out.append(item)
-    return out
-
-
-def _tag_length(tag_length: object) -> int:
-    if isinstance(tag_length, bool) or not isinstance(tag_length, int):
-        raise TypeError(f"tag_length must be an int, got {type(tag_length).__name__}")
-    return tag_length
+def _no_pickle(obj: object) -> NoReturn:
+    # A key object never crosses a process boundary by accident.
+    raise ShangmiTypeError(f"{type(obj).__name__} objects hold a secret key and cannot be pickled")
 
 
 class _Keyed:
     __slots__ = ("_c",)
 
     def __init__(self, key: Buffer) -> None:
-        require_bytes(key, "key")
         self._c = _native.Sm4Cipher(key)
 
     def __repr__(self) -> str:
         return f"<shangmi.sm4.{type(self).__name__} object>"
 
-    def __reduce__(self) -> str:
-        # A key object never crosses a process boundary by accident.
-        raise TypeError(f"{type(self).__name__} objects hold a secret key and cannot be pickled")
+    def __reduce__(self) -> NoReturn:
+        _no_pickle(self)
 
 
 class SM4(_Keyed):
@@ -127,12 +102,10 @@ class SM4(_Keyed):
 
     def encrypt_block(self, block: Buffer) -> bytes:
         """Encrypt one 16-byte block."""
-        require_bytes(block, "block")
         return self._c.encrypt_block(block)
 
     def decrypt_block(self, block: Buffer) -> bytes:
         """Decrypt one 16-byte block."""
-        require_bytes(block, "block")
         return self._c.decrypt_block(block)
 
 
@@ -146,7 +119,6 @@ class CipherContext:
 
     def update(self, data: Buffer) -> bytes:
         """Process more data; returns the output available so far."""
-        require_bytes(data, "data")
         return self._s.update(data)
 
     def finalize(self) -> bytes:
@@ -161,13 +133,11 @@ class SM4ECB(_Keyed):
 
     def encrypt(self, data: Buffer, padding: bool = True) -> bytes:
         """Encrypt; with ``padding=False`` the data must be whole 16-byte blocks."""
-        require_bytes(data, "data")
-        return self._c.ecb_encrypt(data, _flag(padding, "padding"))
+        return self._c.ecb_encrypt(data, padding)
 
     def decrypt(self, data: Buffer, padding: bool = True) -> bytes:
         """Decrypt; with ``padding=True`` bad PKCS#7 padding raises ValueError."""
-        require_bytes(data, "data")
-        return self._c.ecb_decrypt(data, _flag(padding, "padding"))
+        return self._c.ecb_decrypt(data, padding)
 
 
 class SM4CBC(_Keyed):
@@ -177,37 +147,31 @@ class SM4CBC(_Keyed):
 
     def encrypt(self, iv: Buffer, data: Buffer, padding: bool = True) -> bytes:
         """Encrypt under a 16-byte IV (use a fresh random IV per message)."""
-        require_bytes(iv, "IV")
-        require_bytes(data, "data")
-        return self._c.cbc_encrypt(iv, data, _flag(padding, "padding"))
+        return self._c.cbc_encrypt(iv, data, padding)
 
     def decrypt(self, iv: Buffer, data: Buffer, padding: bool = True) -> bytes:
         """Decrypt; with ``padding=True`` bad PKCS#7 padding raises ValueError."""
-        require_bytes(iv, "IV")
-        require_bytes(data, "data")
-        return self._c.cbc_decrypt(iv, data, _flag(padding, "padding"))
+        return self._c.cbc_decrypt(iv, data, padding)
 
     def encrypt_many(self, items: Iterable[Tuple[Buffer, Buffer]], *, padding: bool = True) -> List[bytes]:
         """Encrypt independent ``(iv, data)`` messages; the result equals calling
         :meth:`encrypt` on each, but up to 64 messages are encrypted side by side
         (CBC encryption is serial within one message). An error names the index
         of the bad message."""
-        return self._c.cbc_encrypt_many(_pairs(items), _flag(padding, "padding"))
+        return self._c.cbc_encrypt_many(items, padding)
 
     def decrypt_many(self, items: Iterable[Tuple[Buffer, Buffer]], *, padding: bool = True) -> List[bytes]:
         """Decrypt independent ``(iv, ciphertext)`` messages, as :meth:`decrypt`
         on each."""
-        return self._c.cbc_decrypt_many(_pairs(items), _flag(padding, "padding"))
+        return self._c.cbc_decrypt_many(items, padding)
 
     def encryptor(self, iv: Buffer, padding: bool = True) -> CipherContext:
         """Streaming encryption; ``finalize()`` returns the padded last block."""
-        require_bytes(iv, "IV")
-        return CipherContext(self._c.cbc_encryptor(iv, _flag(padding, "padding")))
+        return CipherContext(self._c.cbc_encryptor(iv, padding))
 
     def decryptor(self, iv: Buffer, padding: bool = True) -> CipherContext:
         """Streaming decryption; the last block is held back until ``finalize()``."""
-        require_bytes(iv, "IV")
-        return CipherContext(self._c.cbc_decryptor(iv, _flag(padding, "padding")))
+        return CipherContext(self._c.cbc_decryptor(iv, padding))
 
 
 class SM4CTR(_Keyed):
@@ -218,8 +182,6 @@ class SM4CTR(_Keyed):
 
     def encrypt(self, iv: Buffer, data: Buffer) -> bytes:
         """Encrypt any number of bytes."""
-        require_bytes(iv, "IV")
-        require_bytes(data, "data")
         return self._c.ctr(iv, data)
 
     def decrypt(self, iv: Buffer, data: Buffer) -> bytes:
@@ -228,7 +190,6 @@ class SM4CTR(_Keyed):
 
     def encryptor(self, iv: Buffer) -> CipherContext:
         """Streaming encryption in pieces of any size."""
-        require_bytes(iv, "IV")
         return CipherContext(self._c.ctr_stream(iv))
 
     def decryptor(self, iv: Buffer) -> CipherContext:
@@ -243,14 +204,10 @@ class SM4CFB(_Keyed):
 
     def encrypt(self, iv: Buffer, data: Buffer) -> bytes:
         """Encrypt any number of bytes under a 16-byte IV."""
-        require_bytes(iv, "IV")
-        require_bytes(data, "data")
         return self._c.cfb_encrypt(iv, data)
 
     def decrypt(self, iv: Buffer, data: Buffer) -> bytes:
         """Decrypt any number of bytes under a 16-byte IV."""
-        require_bytes(iv, "IV")
-        require_bytes(data, "data")
         return self._c.cfb_decrypt(iv, data)
 
 
@@ -261,8 +218,6 @@ class SM4OFB(_Keyed):
 
     def encrypt(self, iv: Buffer, data: Buffer) -> bytes:
         """Encrypt any number of bytes under a 16-byte IV."""
-        require_bytes(iv, "IV")
-        require_bytes(data, "data")
         return self._c.ofb(iv, data)
 
     def decrypt(self, iv: Buffer, data: Buffer) -> bytes:
@@ -288,7 +243,7 @@ class GCMEncryptionContext(CipherContext):
     def tag(self) -> bytes:
         """The authentication tag (available after ``finalize()``)."""
         if self._tag is None:
-            raise RuntimeError("the tag is available only after finalize()")
+            raise NotYetFinalized("the tag is available only after finalize()")
         return self._tag
 
 
@@ -308,7 +263,6 @@ class GCMDecryptionContext(CipherContext):
     def finalize_with_tag(self, tag: Buffer) -> bytes:
         """Check ``tag`` (for decryptors created with ``tag=None``, e.g. when the
         tag trails the ciphertext in a stream); returns ``b""`` or raises InvalidTag."""
-        require_bytes(tag, "tag")
         return self._s.finalize_with_tag(tag)
 
 
@@ -323,44 +277,35 @@ class SM4GCM:
     __slots__ = ("_g", "_tag_length")
 
     def __init__(self, key: Buffer, tag_length: int = 16) -> None:
-        require_bytes(key, "key")
-        self._tag_length = _tag_length(tag_length)
-        self._g = _native.Sm4Gcm(key, self._tag_length)
+        self._g = _native.Sm4Gcm(key, tag_length)
+        self._tag_length = tag_length
 
     @property
     def tag_length(self) -> int:
         """Tag length in bytes."""
         return self._tag_length
 
-    def __reduce__(self) -> str:
-        raise TypeError("SM4GCM objects hold a secret key and cannot be pickled")
+    def __reduce__(self) -> NoReturn:
+        _no_pickle(self)
 
     def encrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
         """Encrypt and authenticate ``data`` (and ``aad``): ciphertext || tag."""
-        require_bytes(nonce, "nonce")
-        require_bytes(data, "data")
-        return self._g.encrypt(nonce, data, _aad(aad))
+        return self._g.encrypt(nonce, data, aad)
 
     def decrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
         """Check and decrypt ciphertext || tag; raises InvalidTag on any change."""
-        require_bytes(nonce, "nonce")
-        require_bytes(data, "data")
-        return self._g.decrypt(nonce, data, _aad(aad))
+        return self._g.decrypt(nonce, data, aad)
 
     def encryptor(self, nonce: Buffer, aad: Optional[Buffer] = None) -> GCMEncryptionContext:
         """Streaming encryption; the tag is ``ctx.tag`` after ``ctx.finalize()``."""
-        require_bytes(nonce, "nonce")
-        return GCMEncryptionContext(self._g.encryptor(nonce, _aad(aad)))
+        return GCMEncryptionContext(self._g.encryptor(nonce, aad))
 
     def decryptor(
         self, nonce: Buffer, tag: Optional[Buffer] = None, aad: Optional[Buffer] = None
     ) -> GCMDecryptionContext:
         """Streaming decryption. Give ``tag`` here and call ``finalize()``, or
         leave it ``None`` and call ``finalize_with_tag(tag)`` at the end."""
-        require_bytes(nonce, "nonce")
-        if tag is not None:
-            require_bytes(tag, "tag")
-        return GCMDecryptionContext(self._g.decryptor(nonce, tag, _aad(aad)))
+        return GCMDecryptionContext(self._g.decryptor(nonce, tag, aad))
 
 
 class SM4CCM:
@@ -369,29 +314,24 @@ class SM4CCM:
     __slots__ = ("_c", "_tag_length")
 
     def __init__(self, key: Buffer, tag_length: int = 16) -> None:
-        require_bytes(key, "key")
-        self._tag_length = _tag_length(tag_length)
-        self._c = _native.Sm4Ccm(key, self._tag_length)
+        self._c = _native.Sm4Ccm(key, tag_length)
+        self._tag_length = tag_length
 
     @property
     def tag_length(self) -> int:
         """Tag length in bytes."""
         return self._tag_length
 
-    def __reduce__(self) -> str:
-        raise TypeError("SM4CCM objects hold a secret key and cannot be pickled")
+    def __reduce__(self) -> NoReturn:
+        _no_pickle(self)
 
     def encrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
         """Encrypt and authenticate: ciphertext || tag."""
-        require_bytes(nonce, "nonce")
-        require_bytes(data, "data")
-        return self._c.encrypt(nonce, data, _aad(aad))
+        return self._c.encrypt(nonce, data, aad)
 
     def decrypt(self, nonce: Buffer, data: Buffer, aad: Optional[Buffer] = None) -> bytes:
         """Check and decrypt ciphertext || tag; raises InvalidTag on any change."""
-        require_bytes(nonce, "nonce")
-        require_bytes(data, "data")
-        return self._c.decrypt(nonce, data, _aad(aad))
+        return self._c.decrypt(nonce, data, aad)
 
 
 class SM4XTS:
@@ -405,28 +345,21 @@ class SM4XTS:
     __slots__ = ("_x", "_standard")
 
     def __init__(self, key: Buffer, standard: str = "gb") -> None:
-        require_bytes(key, "key")
-        if not isinstance(standard, str):
-            raise TypeError(f"standard must be a str, got {type(standard).__name__}")
-        self._standard = standard
         self._x = _native.Sm4Xts(key, standard)
+        self._standard = standard
 
     @property
     def standard(self) -> str:
         """``"gb"`` or ``"ieee"``."""
         return self._standard
 
-    def __reduce__(self) -> str:
-        raise TypeError("SM4XTS objects hold a secret key and cannot be pickled")
+    def __reduce__(self) -> NoReturn:
+        _no_pickle(self)
 
     def encrypt(self, tweak: Buffer, data: Buffer) -> bytes:
         """Encrypt ``data`` (>= 16 bytes) under a 16-byte tweak (e.g. a sector number)."""
-        require_bytes(tweak, "tweak")
-        require_bytes(data, "data")
         return self._x.encrypt(tweak, data)
 
     def decrypt(self, tweak: Buffer, data: Buffer) -> bytes:
         """Decrypt ``data`` (>= 16 bytes) under a 16-byte tweak."""
-        require_bytes(tweak, "tweak")
-        require_bytes(data, "data")
         return self._x.decrypt(tweak, data)

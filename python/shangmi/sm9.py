@@ -57,7 +57,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar, Literal, NoReturn, Self
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes
+from shangmi._buffer import Buffer
 from shangmi._keys import KeyExchangeResultBase, PublicKeyMixin, SecretKeyMixin, password_bytes, pem_bytes
 from shangmi.exceptions import ShangmiTypeError
 
@@ -88,15 +88,6 @@ CipherName = Literal["xor", "sm4-ecb", "sm4-cbc"]
 MacName = Literal["sm3", "hmac-sm3"]
 Encoding = Literal["der", "raw"]
 Role = Literal["initiator", "responder"]
-
-
-def _bytes(value: object, name: str) -> Buffer:
-    require_bytes(value, name)
-    return value  # type: ignore[return-value]
-
-
-def _opt(value: object, name: str) -> Buffer | None:
-    return None if value is None else _bytes(value, name)
 
 
 def _sign_mpk(key: SignMasterPublicKey | None) -> _native.Sm9SignMasterPublicKey | None:
@@ -132,12 +123,12 @@ class _MasterPublicKeyBase(PublicKeyMixin):
     @classmethod
     def from_bytes(cls, data: Buffer) -> Self:
         """The encoded point (with or without its 04), validated (G2 points also in the subgroup)."""
-        return cls(cls._NATIVE.from_bytes(_bytes(data, "master public key")))
+        return cls(cls._NATIVE.from_bytes(data))
 
     @classmethod
     def from_der(cls, data: Buffer) -> Self:
         """GmSSL's SEQUENCE { BIT STRING } or gmsm's bare BIT STRING; :class:`InvalidKey` on any defect."""
-        return cls(cls._NATIVE.from_der(_bytes(data, "data")))
+        return cls(cls._NATIVE.from_der(data))
 
     @classmethod
     def from_pem(cls, data: Buffer | str) -> Self:
@@ -193,13 +184,13 @@ class _MasterKeyBase(SecretKeyMixin):
     @classmethod
     def from_bytes(cls, data: Buffer) -> Self:
         """The master scalar as 32 big-endian bytes in [1, n-1]."""
-        return cls(cls._NATIVE.from_bytes(_bytes(data, "master key")))
+        return cls(cls._NATIVE.from_bytes(data))
 
     @classmethod
     def from_der(cls, data: Buffer, password: Buffer | str | None = None) -> Self:
         """PKCS#8 (encrypted needs ``password``), GmSSL's SEQUENCE { k, Ppub } or gmsm's
         bare INTEGER; a stored Ppub must match k. :class:`InvalidKey` on any defect or a wrong password."""
-        return cls(cls._NATIVE.from_der(_bytes(data, "data"), password_bytes(password)))
+        return cls(cls._NATIVE.from_der(data, password_bytes(password)))
 
     @classmethod
     def from_pem(cls, data: Buffer | str, password: Buffer | str | None = None) -> Self:
@@ -234,7 +225,7 @@ class SignMasterPublicKey(_MasterPublicKeyBase):
     ) -> None:
         """Returns None if ``signature`` is (uid, hid)'s signature of ``message``, else raises InvalidSignature."""
         self._key.verify(
-            _bytes(signature, "signature"), _bytes(message, "message"), _bytes(uid, "uid"), hid, encoding
+            signature, message, uid, hid, encoding
         )
 
 
@@ -251,7 +242,7 @@ class SignMasterKey(_MasterKeyBase):
 
     def extract(self, uid: Buffer, *, hid: int = HID_SIGN) -> SignPrivateKey:
         """The signing key of identity ``uid``."""
-        return SignPrivateKey(self._key.extract(_bytes(uid, "uid"), hid))
+        return SignPrivateKey(self._key.extract(uid, hid))
 
 
 class SignPrivateKey(SecretKeyMixin):
@@ -267,7 +258,7 @@ class SignPrivateKey(SecretKeyMixin):
     def from_bytes(cls, data: Buffer, master_public_key: SignMasterPublicKey) -> SignPrivateKey:
         """dsA as 04‖x‖y (or x‖y), checked on the curve."""
         _require(master_public_key, SignMasterPublicKey, "master_public_key")
-        return cls(_native.Sm9SignPrivateKey.from_bytes(_bytes(data, "private key"), master_public_key._key))
+        return cls(_native.Sm9SignPrivateKey.from_bytes(data, master_public_key._key))
 
     @classmethod
     def from_der(
@@ -281,7 +272,7 @@ class SignPrivateKey(SecretKeyMixin):
         BIT STRING (which needs ``master_public_key``); a file whose Ppubs differs from a given
         ``master_public_key`` is refused."""
         m = _sign_mpk(master_public_key)
-        return cls(_native.Sm9SignPrivateKey.from_der(_bytes(data, "data"), password_bytes(password), m))
+        return cls(_native.Sm9SignPrivateKey.from_der(data, password_bytes(password), m))
 
     @classmethod
     def from_pem(
@@ -313,7 +304,7 @@ class SignPrivateKey(SecretKeyMixin):
 
     def sign(self, message: Buffer, *, encoding: Encoding = "der") -> bytes:
         """A fresh signature of ``message``: GmSSL's DER SEQUENCE {h, S} or raw h ‖ 04‖x‖y."""
-        return self._key.sign(_bytes(message, "message"), encoding)
+        return self._key.sign(message, encoding)
 
     def prepare(self) -> SignPrivateKey:
         """A new key whose signing needs no pairing (g's table) and no doubling chain (dsA's table)."""
@@ -346,11 +337,11 @@ class EncMasterPublicKey(_MasterPublicKeyBase):
         mac: MacName = "sm3",
     ) -> bytes:
         """Encrypts a non-empty ``plaintext`` to identity ``uid``."""
-        return self._key.encrypt(_bytes(plaintext, "plaintext"), _bytes(uid, "uid"), hid, mode, cipher, mac)
+        return self._key.encrypt(plaintext, uid, hid, mode, cipher, mac)
 
     def encapsulate(self, uid: Buffer, length: int, *, hid: int = HID_ENCRYPT) -> tuple[bytes, bytes]:
         """A fresh ``length``-byte key for ``uid`` and its ciphertext C (04‖x‖y): ``(key, ciphertext)``."""
-        return self._key.encapsulate(_bytes(uid, "uid"), hid, length)
+        return self._key.encapsulate(uid, hid, length)
 
 
 class EncMasterKey(_MasterKeyBase):
@@ -366,7 +357,7 @@ class EncMasterKey(_MasterKeyBase):
 
     def extract(self, uid: Buffer, *, hid: int = HID_ENCRYPT) -> EncPrivateKey:
         """The decryption key of ``uid`` (``hid=2`` gives a key-exchange key); it remembers ``uid``."""
-        return EncPrivateKey(self._key.extract(_bytes(uid, "uid"), hid))
+        return EncPrivateKey(self._key.extract(uid, hid))
 
 
 class EncPrivateKey(SecretKeyMixin):
@@ -386,7 +377,7 @@ class EncPrivateKey(SecretKeyMixin):
         The identity is not part of the key's bytes: give ``uid`` here or to each call."""
         _require(master_public_key, EncMasterPublicKey, "master_public_key")
         return cls(
-            _native.Sm9EncPrivateKey.from_bytes(_bytes(data, "private key"), master_public_key._key, _opt(uid, "uid"))
+            _native.Sm9EncPrivateKey.from_bytes(data, master_public_key._key, uid)
         )
 
     @classmethod
@@ -403,7 +394,7 @@ class EncPrivateKey(SecretKeyMixin):
         GmSSL's files do not store the identity: give ``uid`` here or to each call."""
         m = _enc_mpk(master_public_key)
         return cls(
-            _native.Sm9EncPrivateKey.from_der(_bytes(data, "data"), password_bytes(password), m, _opt(uid, "uid"))
+            _native.Sm9EncPrivateKey.from_der(data, password_bytes(password), m, uid)
         )
 
     @classmethod
@@ -418,7 +409,7 @@ class EncPrivateKey(SecretKeyMixin):
         """One ``ENCRYPTED PRIVATE KEY`` (``gmssl sm9keygen -alg sm9encrypt``) or ``PRIVATE KEY`` block."""
         m = _enc_mpk(master_public_key)
         return cls(
-            _native.Sm9EncPrivateKey.from_pem(pem_bytes(data), password_bytes(password), m, _opt(uid, "uid"))
+            _native.Sm9EncPrivateKey.from_pem(pem_bytes(data), password_bytes(password), m, uid)
         )
 
     def to_bytes(self) -> bytes:
@@ -453,11 +444,11 @@ class EncPrivateKey(SecretKeyMixin):
         mac: MacName = "sm3",
     ) -> bytes:
         """The plaintext, or :class:`DecryptionError` (one opaque error for every failure)."""
-        return self._key.decrypt(_bytes(ciphertext, "ciphertext"), _opt(uid, "uid"), mode, cipher, mac)
+        return self._key.decrypt(ciphertext, uid, mode, cipher, mac)
 
     def decapsulate(self, ciphertext: Buffer, length: int, *, uid: Buffer | None = None) -> bytes:
         """The ``length``-byte key encapsulated in ``ciphertext`` (04‖x‖y or x‖y)."""
-        return self._key.decapsulate(_bytes(ciphertext, "ciphertext"), length, _opt(uid, "uid"))
+        return self._key.decapsulate(ciphertext, length, uid)
 
     def prepare(self) -> EncPrivateKey:
         """A new key carrying its point's Miller-loop lines."""
@@ -506,7 +497,7 @@ class KeyExchange:
         _require(private_key, EncPrivateKey, "private_key")
         _require(master_public_key, EncMasterPublicKey, "master_public_key")
         self._kx = _native.Sm9KeyExchange(
-            role, private_key._key, master_public_key._key, _bytes(uid, "uid"), _bytes(peer_uid, "peer_uid")
+            role, private_key._key, master_public_key._key, uid, peer_uid
         )
         self.role = role
 
@@ -516,10 +507,7 @@ class KeyExchange:
 
     def compute(self, peer_ephemeral: Buffer, length: int, *, confirmation: Buffer | None = None) -> KeyExchangeResult:
         """``length`` bytes of shared key from the peer's ephemeral point (once per exchange)."""
-        require_bytes(peer_ephemeral, "peer_ephemeral")
-        if confirmation is not None:
-            require_bytes(confirmation, "confirmation")
-        key, out, expected = self._kx.compute(peer_ephemeral, length)
+        key, out, expected = self._kx.compute(peer_ephemeral, length, confirmation)
         result = KeyExchangeResult(key, out, expected)
         if confirmation is not None:
             result.check_confirmation(confirmation)
@@ -535,8 +523,7 @@ class KeyExchange:
 def sign_many(key: SignPrivateKey, messages: Iterable[Buffer], *, encoding: Encoding = "der") -> list[bytes]:
     """Signs every message with ``key`` (prepare it first), in parallel over all cores."""
     _require(key, SignPrivateKey, "key")
-    msgs = [_bytes(m, "message") for m in messages]
-    return _native.sm9_sign_many(key._key, msgs, encoding)
+    return _native.sm9_sign_many(key._key, messages, encoding)
 
 
 def verify_many(
@@ -548,11 +535,10 @@ def verify_many(
 ) -> list[bool]:
     """Verifies ``(message, uid, signature)`` triples in parallel: one bool each."""
     _require(master_public_key, SignMasterPublicKey, "master_public_key")
-    batch = [(_bytes(m, "message"), _bytes(u, "uid"), _bytes(s, "signature")) for m, u, s in items]
-    return _native.sm9_verify_many(master_public_key._key, batch, hid, encoding)
+    return _native.sm9_verify_many(master_public_key._key, items, hid, encoding)
 
 
 def pairing(p: Buffer, q: Buffer) -> bytes:
     """e(P, Q) for P in G1 (04‖x‖y) and Q in G2 (04‖x1‖x0‖y1‖y0), both validated,
     as the 384-byte GT encoding that H2 and the KDF hash (the w² coefficient first)."""
-    return _native.sm9_pairing(_bytes(p, "P"), _bytes(q, "Q"))
+    return _native.sm9_pairing(p, q)

@@ -35,11 +35,11 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from shangmi import _native, sm2
-from shangmi._buffer import Buffer, require_bytes
+from shangmi._buffer import Buffer, duck, instance, instances
 from shangmi._x509_ext import *  # noqa: F401,F403  (the pyca-shaped value classes)
 from shangmi._x509_ext import __all__ as _ext_all
 from shangmi._x509_ext import Extension, Extensions, ExtensionType, Name, ObjectIdentifier, _ext_wire
-from shangmi.exceptions import InvalidInputError, InvalidSignature
+from shangmi.exceptions import InvalidInputError, InvalidSignature, ShangmiTypeError
 
 __all__ = [
     "DEFAULT_UID", "Signer", "Certificate", "CertificateSigningRequest", "CertificateRevocationList",
@@ -65,7 +65,7 @@ class Signer(Protocol):
 
 def _secs(when: _dt.datetime, what: str) -> int:
     if not isinstance(when, _dt.datetime):
-        raise TypeError(f"{what} must be a datetime, got {type(when).__name__}")
+        raise ShangmiTypeError(f"{what} must be a datetime, got {type(when).__name__}")
     if when.tzinfo is not None:
         when = when.astimezone(_dt.timezone.utc)
     return calendar.timegm(when.utctimetuple())
@@ -75,15 +75,8 @@ def _dt_of(secs: int) -> _dt.datetime:
     return _EPOCH + _dt.timedelta(seconds=secs)
 
 
-def _uid_arg(uid: Buffer | None) -> bytes | None:
-    if uid is None:
-        return None
-    require_bytes(uid, "uid")
-    return bytes(uid)
-
-
-def _pem_bytes(data: Buffer | str) -> bytes:
-    return data.encode() if isinstance(data, str) else bytes(data)
+def _pem_bytes(data: Buffer | str) -> Buffer:
+    return data.encode() if isinstance(data, str) else data
 
 
 def _encoding_name(encoding: object) -> str:
@@ -95,8 +88,7 @@ def _encoding_name(encoding: object) -> str:
 
 
 def _sign(signer: Signer, tbs: bytes, uid: Buffer) -> bytes:
-    require_bytes(uid, "uid")
-    point = signer.public_key().to_bytes()
+    point = duck(signer, ("public_key", "sign_digest"), "private_key").public_key().to_bytes()
     e = _native.x509_signing_digest(point, uid, tbs)
     return bytes(signer.sign_digest(e))
 
@@ -202,9 +194,7 @@ class Certificate(_Signed):
         (:class:`~shangmi.InvalidCertificate` otherwise) and that its key made
         the signature (:class:`~shangmi.InvalidSignature` otherwise). Nothing
         else (validity, CA flags) is checked: that is :func:`verify_chain`."""
-        if not isinstance(issuer, Certificate):
-            raise TypeError("issuer must be a shangmi.x509.Certificate")
-        self._c.verify_directly_issued_by(issuer._c, _uid_arg(uid))
+        self._c.verify_directly_issued_by(instance(issuer, Certificate, "issuer")._c, uid)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Certificate) and self._c == other._c
@@ -253,7 +243,7 @@ class CertificateSigningRequest(_Signed):
 
     def verify(self, *, uid: Buffer | None = None) -> None:
         """Raises :class:`~shangmi.InvalidSignature` unless the self-signature verifies."""
-        self._r.verify(_uid_arg(uid))
+        self._r.verify(uid)
 
     def public_key(self) -> sm2.PublicKey:
         return sm2.PublicKey.from_bytes(self._r.public_key_point())
@@ -276,7 +266,8 @@ class CertificateRevocationList(_Signed):
     __slots__ = ("_l", "_revoked")
 
     def __init__(self, native: _native.X509Crl) -> None:
-        self._l = native
+        # Built from a parsed CRL (load_*_x509_crl, the builder), never by hand.
+        self._l = instance(native, _native.X509Crl, "native")
         self._revoked = [
             RevokedCertificate(int.from_bytes(s, "big"), _dt_of(d), Extensions._from_wire(e))
             for s, d, e in native.revoked()
@@ -311,7 +302,7 @@ class CertificateRevocationList(_Signed):
 
     def is_signature_valid(self, public_key: sm2.PublicKey, *, uid: Buffer | None = None) -> bool:
         try:
-            self._l.verify_signature(public_key.to_bytes(), _uid_arg(uid))
+            self._l.verify_signature(instance(public_key, sm2.PublicKey, "public_key").to_bytes(), uid)
         except InvalidSignature:
             return False
         return True
@@ -366,14 +357,18 @@ def random_serial_number() -> int:
 
 def _add(exts: tuple[Extension, ...], value: ExtensionType, critical: bool) -> tuple[Extension, ...]:
     if not isinstance(value, ExtensionType):
-        raise TypeError("extension must be an ExtensionType (BasicConstraints, KeyUsage, ...)")
+        raise ShangmiTypeError(f"extension must be an ExtensionType (BasicConstraints, KeyUsage, ...), got {type(value).__name__}")
+    if not isinstance(critical, bool):
+        raise ShangmiTypeError(f"critical must be a bool, got {type(critical).__name__}")
     if any(e.oid == value.oid for e in exts):
         raise InvalidInputError(f"this extension ({value.oid.dotted_string}) has already been added")
-    return exts + (Extension(value.oid, bool(critical), value),)
+    return exts + (Extension(value.oid, critical, value),)
 
 
 def _serial_bytes(n: int) -> bytes:
-    if not isinstance(n, int) or n <= 0:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise ShangmiTypeError(f"serial number must be an int, got {type(n).__name__}")
+    if n <= 0:
         raise InvalidInputError("serial number must be a positive integer")
     return n.to_bytes((n.bit_length() + 7) // 8, "big")
 
@@ -387,7 +382,7 @@ class CertificateBuilder:
                  extensions: Sequence[Extension] = ()) -> None:
         self._issuer, self._subject, self._key = issuer_name, subject_name, public_key
         self._serial, self._before, self._after = serial_number, not_valid_before, not_valid_after
-        self._extensions = tuple(extensions)
+        self._extensions = tuple(instances(extensions, Extension, "extensions"))
 
     def _with(self, **kw: object) -> CertificateBuilder:
         args: dict[str, object] = dict(issuer_name=self._issuer, subject_name=self._subject, public_key=self._key,
@@ -442,7 +437,7 @@ class CertificateBuilder:
 
 class CertificateSigningRequestBuilder:
     def __init__(self, subject_name: Name | None = None, extensions: Sequence[Extension] = ()) -> None:
-        self._subject, self._extensions = subject_name, tuple(extensions)
+        self._subject, self._extensions = subject_name, tuple(instances(extensions, Extension, "extensions"))
 
     def subject_name(self, name: Name) -> CertificateSigningRequestBuilder:
         return CertificateSigningRequestBuilder(name, self._extensions)
@@ -461,7 +456,7 @@ class CertificateSigningRequestBuilder:
 class RevokedCertificateBuilder:
     def __init__(self, serial_number: int | None = None, revocation_date: _dt.datetime | None = None,
                  extensions: Sequence[Extension] = ()) -> None:
-        self._serial, self._date, self._extensions = serial_number, revocation_date, tuple(extensions)
+        self._serial, self._date, self._extensions = serial_number, revocation_date, tuple(instances(extensions, Extension, "extensions"))
 
     def serial_number(self, number: int) -> RevokedCertificateBuilder:
         _serial_bytes(number)
@@ -485,7 +480,7 @@ class CertificateRevocationListBuilder:
                  next_update: _dt.datetime | None = None, extensions: Sequence[Extension] = (),
                  revoked_certificates: Sequence[RevokedCertificate] = ()) -> None:
         self._issuer, self._last, self._next = issuer_name, last_update, next_update
-        self._extensions, self._revoked = tuple(extensions), tuple(revoked_certificates)
+        self._extensions, self._revoked = tuple(instances(extensions, Extension, "extensions")), tuple(instances(revoked_certificates, RevokedCertificate, "revoked_certificates"))
 
     def _with(self, **kw: object) -> CertificateRevocationListBuilder:
         args: dict[str, object] = dict(issuer_name=self._issuer, last_update=self._last, next_update=self._next,
@@ -536,6 +531,12 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
     certificate and the reason. ``uid=None`` accepts either deployed SM2 ID
     per signature; bytes pin one for every link."""
     when = _secs(at, "at") if at is not None else _secs(_dt.datetime.now(_dt.timezone.utc), "at")
-    chain = _native.x509_verify_chain(leaf._c, [c._c for c in intermediates], [c._c for c in trust_roots],
-                                      [c._l for c in crls], when, _uid_arg(uid))
+    chain = _native.x509_verify_chain(
+        instance(leaf, Certificate, "leaf")._c,
+        [c._c for c in instances(intermediates, Certificate, "intermediates")],
+        [c._c for c in instances(trust_roots, Certificate, "trust_roots")],
+        [c._l for c in instances(crls, CertificateRevocationList, "crls")],
+        when,
+        uid,
+    )
     return [Certificate(c) for c in chain]

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from typing import NoReturn, Optional, Union
 
 from shangmi import _native
-from shangmi._buffer import Buffer, require_bytes, require_int
+from shangmi._buffer import Buffer
 from shangmi.exceptions import ShangmiTypeError
 
 __all__ = [
@@ -57,16 +57,6 @@ KEY_SIZE_128: int = _native.ZUC_KEY_SIZE_128
 KEY_SIZE_256: int = _native.ZUC_KEY_SIZE_256
 
 
-def _params(key: object, count: object, bearer: object, direction: object, data: object) -> None:
-    require_bytes(key, "key")
-    require_int(count, "count")
-    require_int(bearer, "bearer")
-    require_int(direction, "direction")
-    require_bytes(data, "data")
-
-
-def _opt_int(value: object, what: str) -> int | None:
-    return None if value is None else require_int(value, what)
 
 
 class _Keystream:
@@ -83,7 +73,7 @@ class _Keystream:
         ``ks.keystream(3) + ks.keystream(5)`` equals the first 8 bytes of a fresh
         generator's ``keystream(8)``.
         """
-        return self._state.keystream(require_int(nbytes, "nbytes"))
+        return self._state.keystream(nbytes)
 
     def keystream_words(self, n: int) -> list[int]:
         """The next ``n`` 32-bit keystream words z1, z2, ... as ints.
@@ -92,7 +82,7 @@ class _Keystream:
         they are ZUC's own words as long as earlier :meth:`keystream` calls
         used multiples of 4 bytes.
         """
-        return self._state.keystream_words(require_int(n, "n"))
+        return self._state.keystream_words(n)
 
     def __repr__(self) -> str:
         return f"<shangmi.zuc.{type(self).__name__} object>"
@@ -107,8 +97,6 @@ class ZUC128(_Keystream):
     __slots__ = ()
 
     def __init__(self, key: Buffer, iv: Buffer) -> None:
-        require_bytes(key, "key")
-        require_bytes(iv, "iv")
         self._state = _native.ZucKeystream.zuc128(key, iv)
 
 
@@ -122,8 +110,6 @@ class ZUC256(_Keystream):
     __slots__ = ()
 
     def __init__(self, key: Buffer, iv: Buffer) -> None:
-        require_bytes(key, "key")
-        require_bytes(iv, "iv")
         self._state = _native.ZucKeystream.zuc256(key, iv)
 
 
@@ -140,14 +126,12 @@ class EEA3:
     __slots__ = ("_state",)
 
     def __init__(self, key: Buffer, count: int, bearer: int, direction: int) -> None:
-        require_bytes(key, "key")
         self._state = _native.ZucKeystream.eea3(
-            key, require_int(count, "count"), require_int(bearer, "bearer"), require_int(direction, "direction")
+            key, count, bearer, direction
         )
 
     def update(self, data: Buffer) -> bytes:
         """``data`` encrypted with the next ``len(data)`` keystream bytes."""
-        require_bytes(data, "data")
         return self._state.xor(data)
 
     def __repr__(self) -> str:
@@ -165,16 +149,14 @@ def eea3(
     ``count`` is the 32-bit COUNT, ``bearer`` < 32, ``direction`` 0 or 1. Returns
     ``ceil(length_bits / 8)`` bytes, bits beyond ``length_bits`` zero.
     """
-    _params(key, count, bearer, direction, data)
-    return _native.zuc_eea3(key, count, bearer, direction, data, _opt_int(length_bits, "length_bits"))
+    return _native.zuc_eea3(key, count, bearer, direction, data, length_bits)
 
 
 def eia3(
     key: Buffer, count: int, bearer: int, direction: int, data: Buffer, *, length_bits: int | None = None
 ) -> bytes:
     """128-EIA3: the 4-byte MAC of the first ``length_bits`` bits of ``data``."""
-    _params(key, count, bearer, direction, data)
-    return _native.zuc_eia3(key, count, bearer, direction, data, _opt_int(length_bits, "length_bits"))
+    return _native.zuc_eia3(key, count, bearer, direction, data, length_bits)
 
 
 #: One message for :func:`eea3_many` / :func:`eia3_many`:
@@ -217,10 +199,7 @@ def eia3_many(messages: Iterable[Message]) -> list[bytes]:
 
 def zuc256_mac(key: Buffer, iv: Buffer, data: Buffer, *, tag_bits: int = 32, length_bits: int | None = None) -> bytes:
     """The ZUC-256 MAC: a ``tag_bits``/8-byte tag (32, 64 or 128 bits)."""
-    require_bytes(key, "key")
-    require_bytes(iv, "iv")
-    require_bytes(data, "data")
-    return _native.zuc256_mac(key, iv, data, require_int(tag_bits, "tag_bits"), _opt_int(length_bits, "length_bits"))
+    return _native.zuc256_mac(key, iv, data, tag_bits, length_bits)
 
 
 def backend() -> str:

@@ -9,7 +9,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyInt, PyString};
 
-use crate::errors::{invalid, wrong_type};
+use crate::errors::{invalid, retype, wrong_type};
 
 /// The name of `obj`'s type, for messages.
 pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -259,4 +259,32 @@ where
 pub(crate) fn at_item(py: Python<'_>, err: PyErr, label: &str, index: usize) -> PyErr {
     let msg = format!("{label} {index}: {}", err.value(py));
     PyErr::from_type(err.get_type(py), msg)
+}
+
+/// Any other argument type `T` (`bool`, `i64`, a pyclass reference, a list
+/// of those, a tuple), extracted by PyO3 and its errors given shangmi's
+/// classes by [`retype`]: a binding parameter is `Arg<T>` or one of the
+/// types above, never a bare PyO3 type, so no argument can raise a foreign
+/// exception.
+pub(crate) struct Arg<T>(pub(crate) T);
+
+impl<T> std::ops::Deref for Arg<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<'a, 'py, T> FromPyObject<'a, 'py> for Arg<T>
+where
+    T: FromPyObject<'a, 'py>,
+    T::Error: Into<PyErr>,
+{
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        T::extract(obj).map(Arg).map_err(|e| retype(py, e.into()))
+    }
 }

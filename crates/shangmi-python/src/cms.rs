@@ -7,8 +7,8 @@ use pyo3::types::PyBytes;
 use shangmi::cms::{self, Flavor, RecipientId, SignRequest};
 use shangmi::x509::Certificate;
 
-use crate::buffer::{Bytes, Name};
-use crate::errors::IntoPyResult;
+use crate::buffer::{Arg, Bytes, Name};
+use crate::errors::{invalid, IntoPyResult};
 use crate::x509::X509Certificate;
 
 /// The flavour the Python options `oids` and `compat` name (the core
@@ -27,28 +27,28 @@ fn wrap(list: Vec<Certificate>) -> Vec<X509Certificate> {
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (content, signer, certificates, detached, oids, compat, signing_time, uid, signature=None))]
+#[pyo3(signature = (data, signer, certificates, detached, oids, compat, signing_time, uid, signature=None))]
 fn cms_sign<'py>(
     py: Python<'py>,
-    content: Bytes<'_>,
-    signer: &X509Certificate,
-    certificates: Vec<PyRef<'_, X509Certificate>>,
-    detached: bool,
+    data: Bytes<'_>,
+    signer: Arg<PyRef<'_, X509Certificate>>,
+    certificates: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    detached: Arg<bool>,
     oids: Name,
     compat: Option<Name>,
-    signing_time: i64,
+    signing_time: Arg<i64>,
     uid: Bytes<'_>,
     signature: Option<Bytes<'_>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     // Without a signature: the digest e to sign. With one: the message.
-    let extra = certs(&certificates);
+    let extra = certs(&certificates.0);
     let req = SignRequest {
-        content: content.as_slice(),
-        signer: &signer.inner,
+        content: data.as_slice(),
+        signer: &signer.0.inner,
         certificates: &extra,
-        detached,
+        detached: detached.0,
         flavor: flavor(&oids, &compat).py_err()?,
-        signing_time,
+        signing_time: signing_time.0,
     };
     let (u, sig) = (uid.as_slice(), signature.as_ref().map(|s| s.as_slice()));
     let out = py
@@ -68,13 +68,13 @@ fn cms_verify<'py>(
     py: Python<'py>,
     message: Bytes<'_>,
     data: Option<Bytes<'_>>,
-    extra: Vec<PyRef<'_, X509Certificate>>,
+    extra: Arg<Vec<PyRef<'_, X509Certificate>>>,
     uid: Option<Bytes<'_>>,
-    roots: Option<Vec<PyRef<'_, X509Certificate>>>,
-    at: i64,
+    roots: Option<Arg<Vec<PyRef<'_, X509Certificate>>>>,
+    at: Arg<i64>,
 ) -> PyResult<VerifiedTuple<'py>> {
-    let extra = certs(&extra);
-    let roots = roots.map(|r| certs(&r));
+    let (extra, at) = (certs(&extra.0), at.0);
+    let roots = roots.map(|r| certs(&r.0));
     let (m, d, u) = (message.as_slice(), data.as_ref().map(|b| b.as_slice()), uid.as_ref().map(|b| b.as_slice()));
     let der = cms::from_pem_or_der(m).py_err()?;
     let v = py.detach(|| cms::signed::verify(&der, d, &extra, u, roots.as_deref().map(|r| (r, at)))).py_err()?;
@@ -85,12 +85,12 @@ fn cms_verify<'py>(
 fn cms_encrypt<'py>(
     py: Python<'py>,
     data: Bytes<'_>,
-    recipients: Vec<PyRef<'_, X509Certificate>>,
+    recipients: Arg<Vec<PyRef<'_, X509Certificate>>>,
     oids: Name,
     compat: Option<Name>,
     recipient_id: Name,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let rs = certs(&recipients);
+    let rs = certs(&recipients.0);
     let f = flavor(&oids, &compat).py_err()?;
     let rid = RecipientId::from_name(&recipient_id.0).py_err()?;
     let d = data.as_slice();
@@ -103,10 +103,10 @@ fn cms_encrypt<'py>(
 fn cms_recipient_keys<'py>(
     py: Python<'py>,
     message: Bytes<'_>,
-    certificate: Option<PyRef<'_, X509Certificate>>,
+    certificate: Option<Arg<PyRef<'_, X509Certificate>>>,
 ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
     let der = cms::from_pem_or_der(message.as_slice()).py_err()?;
-    let keys = cms::recipient_keys(&der, certificate.as_ref().map(|c| &c.inner)).py_err()?;
+    let keys = cms::recipient_keys(&der, certificate.as_ref().map(|c| &c.0.inner)).py_err()?;
     Ok(keys.iter().map(|k| PyBytes::new(py, k)).collect())
 }
 
@@ -123,6 +123,17 @@ fn cms_to_pem(der: Bytes<'_>) -> String {
     cms::to_pem(der.as_slice())
 }
 
+/// A message in the output `encoding` ("der" or "pem"); the one parser of
+/// that option for CMS.
+#[pyfunction]
+fn cms_encode<'py>(py: Python<'py>, der: Bytes<'_>, encoding: Name) -> PyResult<Bound<'py, PyBytes>> {
+    match encoding.0.as_str() {
+        "der" => Ok(PyBytes::new(py, der.as_slice())),
+        "pem" => Ok(PyBytes::new(py, cms::to_pem(der.as_slice()).as_bytes())),
+        other => Err(invalid(format!("encoding must be 'der' or 'pem', got '{other}'"))),
+    }
+}
+
 #[pyfunction]
 fn cms_to_der<'py>(py: Python<'py>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
     Ok(PyBytes::new(py, &cms::from_pem_or_der(data.as_slice()).py_err()?))
@@ -135,6 +146,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cms_recipient_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cms_decrypt_content, m)?)?;
     m.add_function(wrap_pyfunction!(cms_to_pem, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_encode, m)?)?;
     m.add_function(wrap_pyfunction!(cms_to_der, m)?)?;
     Ok(())
 }

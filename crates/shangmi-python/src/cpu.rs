@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict};
 
+use crate::buffer::Uint;
 use crate::errors::IntoPyResult;
 
 /// {"detected": [...], "enabled": [...], "masked": [...], "backends": {algorithm: name}}
@@ -20,8 +21,8 @@ fn cpu_info<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
 
 /// Caps the threads of shangmi's batch pool (0 = one per CPU).
 #[pyfunction]
-fn set_num_threads(n: usize) -> PyResult<()> {
-    shangmi::par::set_num_threads(n).py_err()
+fn set_num_threads(n: Uint<usize>) -> PyResult<()> {
+    shangmi::par::set_num_threads(n.0).py_err()
 }
 
 /// The threads the next batch call will use.

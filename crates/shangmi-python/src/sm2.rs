@@ -14,13 +14,23 @@ use shangmi::encoding::sm2_modes::{self as modes, CiphertextMode, SignatureEncod
 use shangmi::encoding::KeyEncryption;
 use shangmi::sm2;
 
-use crate::buffer::{batch, field, item_fields, type_name, Bytes, Name, Uint};
-use crate::errors::{wrong_type, IntoPyResult};
+use crate::buffer::{batch, field, item_fields, type_name, Arg, Bytes, Name, Uint};
+use crate::errors::{invalid, wrong_type, IntoPyResult};
 use crate::gil::lock;
 use crate::keys::{bytes_then_wipe, opt_slice};
 
 fn digest32(e: &[u8]) -> shangmi::Result<[u8; 32]> {
     e.try_into().map_err(|_| shangmi::Error::invalid(format!("digest must be 32 bytes, got {}", e.len())))
+}
+
+/// Whether a private-key `format` option names SEC1 ("sec1") rather than
+/// PKCS#8 ("pkcs8"); the one parser of that option.
+fn is_sec1(format: &Name) -> PyResult<bool> {
+    match format.0.as_str() {
+        "pkcs8" => Ok(false),
+        "sec1" => Ok(true),
+        other => Err(invalid(format!("format must be one of 'pkcs8', 'sec1', got '{other}'"))),
+    }
 }
 
 /// An SM2 public key (immutable; cheap to share between threads).
@@ -59,8 +69,8 @@ impl Sm2PublicKey {
         Ok(keys.into_iter().map(|inner| Sm2PublicKey { inner }).collect())
     }
 
-    fn to_bytes<'py>(&self, py: Python<'py>, compressed: bool) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.to_bytes(compressed))
+    fn to_bytes<'py>(&self, py: Python<'py>, compressed: Arg<bool>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes(compressed.0))
     }
 
     fn to_der<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -167,15 +177,16 @@ impl Sm2PrivateKey {
         PyBytes::new(py, self.inner.to_bytes().as_ref())
     }
 
-    /// `sec1`: SEC1 instead of PKCS#8 (no password allowed); `encryption`
+    /// `format`: "pkcs8" or "sec1" (no password allowed); `encryption`
     /// names the PBES2 profile for a password.
     fn to_der<'py>(
         &self,
         py: Python<'py>,
         password: Option<Bytes<'_>>,
-        sec1: bool,
+        format: Name,
         encryption: Name,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let sec1 = is_sec1(&format)?;
         let scheme = KeyEncryption::from_name(&encryption.0).py_err()?;
         let pw = opt_slice(&password);
         let der = py.detach(|| modes::private_key_to_der(&self.inner, pw, sec1, scheme)).py_err()?;
@@ -186,12 +197,14 @@ impl Sm2PrivateKey {
         &self,
         py: Python<'py>,
         password: Option<Bytes<'_>>,
-        sec1_label: Option<Name>,
+        format: Name,
+        sec1_label: Name,
         encryption: Name,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let sec1 = is_sec1(&format)?;
         let scheme = KeyEncryption::from_name(&encryption.0).py_err()?;
         let pw = opt_slice(&password);
-        let label = sec1_label.as_ref().map(|l| l.0.as_str());
+        let label = sec1.then_some(sec1_label.0.as_str());
         let pem = py.detach(|| modes::private_key_to_pem(&self.inner, pw, label, scheme)).py_err()?;
         Ok(PyBytes::new(py, pem.as_bytes()))
     }
@@ -208,11 +221,11 @@ impl Sm2PrivateKey {
         message: Bytes<'_>,
         uid: Bytes<'_>,
         encoding: Name,
-        pool: Option<&Sm2SignaturePool>,
+        pool: Option<Arg<PyRef<'_, Sm2SignaturePool>>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
         let (msg, uid) = (message.as_slice(), uid.as_slice());
-        let pool = pool.map(|p| &p.inner);
+        let pool = pool.as_ref().map(|p| &p.0.inner);
         let sig = py.detach(|| modes::sign(&self.inner, msg, uid, pool, enc)).py_err()?;
         Ok(PyBytes::new(py, &sig))
     }
@@ -278,15 +291,16 @@ impl Sm2KeyExchange {
     #[new]
     fn new(
         py: Python<'_>,
-        initiator: bool,
-        own: &Sm2PrivateKey,
-        own_uid: Bytes<'_>,
-        peer: &Sm2PublicKey,
+        role: Name,
+        own: Arg<PyRef<'_, Sm2PrivateKey>>,
+        uid: Bytes<'_>,
+        peer: Arg<PyRef<'_, Sm2PublicKey>>,
         peer_uid: Bytes<'_>,
     ) -> PyResult<Self> {
-        let role = sm2::Role::from_initiator(initiator);
-        let (own_uid, peer_uid) = (own_uid.as_slice(), peer_uid.as_slice());
-        let kx = py.detach(|| sm2::KeyExchange::new(role, &own.inner, own_uid, &peer.inner, peer_uid)).py_err()?;
+        let role = sm2::Role::from_name(&role.0).py_err()?;
+        let (own_uid, peer_uid) = (uid.as_slice(), peer_uid.as_slice());
+        let (own, peer) = (&own.0.inner, &peer.0.inner);
+        let kx = py.detach(|| sm2::KeyExchange::new(role, own, own_uid, peer, peer_uid)).py_err()?;
         Ok(Sm2KeyExchange { inner: std::sync::Mutex::new(kx) })
     }
 
@@ -295,13 +309,18 @@ impl Sm2KeyExchange {
     }
 
     /// (key, confirmation to send, confirmation expected from the peer); the
-    /// core's copy of the key is wiped when `res` drops.
+    /// core's copy of the key is wiped when `res` drops. `confirmation` (the
+    /// peer's, when already at hand) is only converted here, before the
+    /// exchange is spent; the caller compares it with the third value.
+    #[pyo3(signature = (peer_ephemeral, length, confirmation=None))]
     fn compute<'py>(
         &self,
         py: Python<'py>,
         peer_ephemeral: Bytes<'_>,
         length: Uint<usize>,
+        confirmation: Option<Bytes<'_>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = confirmation;
         let peer = peer_ephemeral.as_slice();
         let res = py.detach(|| lock(&self.inner).compute(peer, length.0)).py_err()?;
         let items =
@@ -314,7 +333,7 @@ impl Sm2KeyExchange {
 #[pyfunction]
 fn sm2_sign_many<'py>(
     py: Python<'py>,
-    key: &Sm2PrivateKey,
+    key: Arg<PyRef<'_, Sm2PrivateKey>>,
     messages: &Bound<'py, PyAny>,
     uid: Bytes<'_>,
     encoding: Name,
@@ -325,7 +344,8 @@ fn sm2_sign_many<'py>(
         items.iter().enumerate().map(|(i, m)| field(m, "message", i)).collect::<PyResult<_>>()?;
     let uid = uid.as_slice();
     let slices: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
-    let sigs = py.detach(|| sm2::sign_many(&key.inner, &slices, uid)).py_err()?;
+    let key = &key.0.inner;
+    let sigs = py.detach(|| sm2::sign_many(key, &slices, uid)).py_err()?;
     PyList::new(py, sigs.iter().map(|s| PyBytes::new(py, &enc.encode(s))))
 }
 

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi::sm3;
 
-use crate::buffer::Bytes;
+use crate::buffer::{batch, field, Bytes, Uint};
 use crate::errors::IntoPyResult;
 use crate::gil::{lock, maybe_detach};
 
@@ -49,11 +49,16 @@ fn sm3_hash<'py>(py: Python<'py>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
 }
 
 #[pyfunction]
-fn sm3_hash_many<'py>(py: Python<'py>, messages: Vec<Bytes<'py>>) -> Vec<Bound<'py, PyBytes>> {
+fn sm3_hash_many<'py>(py: Python<'py>, messages: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let messages: Vec<Bytes<'py>> = batch(messages, "messages (bytes-like)")?
+        .iter()
+        .enumerate()
+        .map(|(i, m)| field(m, "message", i))
+        .collect::<PyResult<_>>()?;
     let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
     let total: usize = slices.iter().map(|m| m.len()).sum();
     let digests = maybe_detach(py, total, || sm3::hash_many(&slices));
-    digests.iter().map(|d| PyBytes::new(py, d)).collect()
+    Ok(digests.iter().map(|d| PyBytes::new(py, d)).collect())
 }
 
 #[pyfunction]
@@ -64,7 +69,8 @@ fn sm3_hmac<'py>(py: Python<'py>, key: Bytes<'_>, data: Bytes<'_>) -> Bound<'py,
 }
 
 #[pyfunction]
-fn sm3_kdf<'py>(py: Python<'py>, z: Bytes<'_>, length: usize) -> PyResult<Bound<'py, PyBytes>> {
+fn sm3_kdf<'py>(py: Python<'py>, z: Bytes<'_>, length: Uint<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    let length = length.0;
     sm3::check_kdf_len(length).py_err()?;
     let z = z.as_slice();
     PyBytes::new_with(py, length, |out| {

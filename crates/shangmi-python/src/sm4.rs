@@ -7,12 +7,24 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi::sm4::{self, Ccm, Gcm, Sm4, Xts, XtsStandard};
 
-use crate::buffer::Bytes;
+use crate::buffer::{batch, field, item_fields, Arg, Bytes, Name, Uint};
 use crate::errors::IntoPyResult;
 use crate::gil::{lock, maybe_detach};
 
 fn iv16(iv: &[u8], what: &str) -> PyResult<[u8; 16]> {
     sm4::block16(iv, what).py_err()
+}
+
+/// The `(iv, data)` messages of a CBC batch; a bad one is named by index.
+fn pairs<'py>(items: &Bound<'py, PyAny>) -> PyResult<Vec<(Bytes<'py>, Bytes<'py>)>> {
+    batch(items, "(iv, data) tuples")?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let f = item_fields(item, "message", i, &[2], "(iv, data)")?;
+            Ok((field(&f[0], "message", i)?, field(&f[1], "message", i)?))
+        })
+        .collect()
 }
 
 /// Copies `data` into a new bytes object and transforms it in place.
@@ -65,15 +77,17 @@ impl Sm4Cipher {
         Ok(PyBytes::new(py, &b))
     }
 
-    fn ecb_encrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: bool) -> PyResult<Bound<'py, PyBytes>> {
+    fn ecb_encrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: Arg<bool>) -> PyResult<Bound<'py, PyBytes>> {
         let d = data.as_slice();
-        let n = sm4::encrypted_len(d.len(), padding).py_err()?;
-        PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ecb_encrypt_into(&self.c, d, padding, out)).py_err())
+        let n = sm4::encrypted_len(d.len(), padding.0).py_err()?;
+        PyBytes::new_with(py, n, |out| {
+            maybe_detach(py, n, || sm4::ecb_encrypt_into(&self.c, d, padding.0, out)).py_err()
+        })
     }
 
-    fn ecb_decrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: bool) -> PyResult<Bound<'py, PyBytes>> {
+    fn ecb_decrypt<'py>(&self, py: Python<'py>, data: Bytes<'_>, padding: Arg<bool>) -> PyResult<Bound<'py, PyBytes>> {
         let d = data.as_slice();
-        let n = sm4::decrypted_len(&self.c, None, d, padding).py_err()?;
+        let n = sm4::decrypted_len(&self.c, None, d, padding.0).py_err()?;
         PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::ecb_decrypt_into(&self.c, d, out)).py_err())
     }
 
@@ -82,13 +96,13 @@ impl Sm4Cipher {
         py: Python<'py>,
         iv: Bytes<'_>,
         data: Bytes<'_>,
-        padding: bool,
+        padding: Arg<bool>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
         let d = data.as_slice();
-        let n = sm4::encrypted_len(d.len(), padding).py_err()?;
+        let n = sm4::encrypted_len(d.len(), padding.0).py_err()?;
         PyBytes::new_with(py, n, |out| {
-            maybe_detach(py, n, || sm4::cbc_encrypt_into(&self.c, &iv, d, padding, out)).py_err()
+            maybe_detach(py, n, || sm4::cbc_encrypt_into(&self.c, &iv, d, padding.0, out)).py_err()
         })
     }
 
@@ -97,35 +111,37 @@ impl Sm4Cipher {
         py: Python<'py>,
         iv: Bytes<'_>,
         data: Bytes<'_>,
-        padding: bool,
+        padding: Arg<bool>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv.as_slice(), "IV")?;
         let d = data.as_slice();
-        let n = sm4::decrypted_len(&self.c, Some(&iv), d, padding).py_err()?;
+        let n = sm4::decrypted_len(&self.c, Some(&iv), d, padding.0).py_err()?;
         PyBytes::new_with(py, n, |out| maybe_detach(py, n, || sm4::cbc_decrypt_into(&self.c, &iv, d, out)).py_err())
     }
 
     fn cbc_encrypt_many<'py>(
         &self,
         py: Python<'py>,
-        items: Vec<(Bytes<'py>, Bytes<'py>)>,
-        padding: bool,
+        items: &Bound<'py, PyAny>,
+        padding: Arg<bool>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let items = pairs(items)?;
         let slices: Vec<(&[u8], &[u8])> = items.iter().map(|(iv, d)| (iv.as_slice(), d.as_slice())).collect();
         let total = slices.iter().map(|s| s.1.len()).sum();
-        let outs = maybe_detach(py, total, || sm4::cbc_encrypt_many(&self.c, &slices, padding)).py_err()?;
+        let outs = maybe_detach(py, total, || sm4::cbc_encrypt_many(&self.c, &slices, padding.0)).py_err()?;
         Ok(outs.iter().map(|o| PyBytes::new(py, o)).collect())
     }
 
     fn cbc_decrypt_many<'py>(
         &self,
         py: Python<'py>,
-        items: Vec<(Bytes<'py>, Bytes<'py>)>,
-        padding: bool,
+        items: &Bound<'py, PyAny>,
+        padding: Arg<bool>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let items = pairs(items)?;
         let slices: Vec<(&[u8], &[u8])> = items.iter().map(|(iv, d)| (iv.as_slice(), d.as_slice())).collect();
         let total = slices.iter().map(|s| s.1.len()).sum();
-        let outs = maybe_detach(py, total, || sm4::cbc_decrypt_many(&self.c, &slices, padding)).py_err()?;
+        let outs = maybe_detach(py, total, || sm4::cbc_decrypt_many(&self.c, &slices, padding.0)).py_err()?;
         // Plaintext is wiped once Python has its copy.
         Ok(outs
             .into_iter()
@@ -169,12 +185,12 @@ impl Sm4Cipher {
         })
     }
 
-    fn cbc_encryptor(&self, iv: Bytes<'_>, padding: bool) -> PyResult<Sm4Stream> {
-        Sm4Stream::new(sm4::Stream::cbc_encryptor(&self.c, iv.as_slice(), padding))
+    fn cbc_encryptor(&self, iv: Bytes<'_>, padding: Arg<bool>) -> PyResult<Sm4Stream> {
+        Sm4Stream::new(sm4::Stream::cbc_encryptor(&self.c, iv.as_slice(), padding.0))
     }
 
-    fn cbc_decryptor(&self, iv: Bytes<'_>, padding: bool) -> PyResult<Sm4Stream> {
-        Sm4Stream::new(sm4::Stream::cbc_decryptor(&self.c, iv.as_slice(), padding))
+    fn cbc_decryptor(&self, iv: Bytes<'_>, padding: Arg<bool>) -> PyResult<Sm4Stream> {
+        Sm4Stream::new(sm4::Stream::cbc_decryptor(&self.c, iv.as_slice(), padding.0))
     }
 
     fn ctr_stream(&self, iv: Bytes<'_>) -> PyResult<Sm4Stream> {
@@ -228,11 +244,11 @@ struct Sm4Gcm {
 #[pymethods]
 impl Sm4Gcm {
     #[new]
-    fn new(key: Bytes<'_>, tag_length: usize) -> PyResult<Self> {
+    fn new(key: Bytes<'_>, tag_length: Uint<usize>) -> PyResult<Self> {
         let key = key.as_slice();
         // Report the key first: it is the argument users get wrong most.
         Sm4::from_slice(key).py_err()?;
-        Ok(Sm4Gcm { g: Gcm::new(key, tag_length).py_err()? })
+        Ok(Sm4Gcm { g: Gcm::new(key, tag_length.0).py_err()? })
     }
 
     fn encrypt<'py>(
@@ -240,9 +256,9 @@ impl Sm4Gcm {
         py: Python<'py>,
         nonce: Bytes<'_>,
         data: Bytes<'_>,
-        aad: Bytes<'_>,
+        aad: Option<Bytes<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_ref().map_or(&[][..], Bytes::as_slice));
         let tl = self.g.tag_len();
         PyBytes::new_with(py, d.len() + tl, |out| {
             let (body, tag_out) = out.split_at_mut(d.len());
@@ -257,21 +273,30 @@ impl Sm4Gcm {
         py: Python<'py>,
         nonce: Bytes<'_>,
         data: Bytes<'_>,
-        aad: Bytes<'_>,
+        aad: Option<Bytes<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_ref().map_or(&[][..], Bytes::as_slice));
         let (ct, tag) = d.split_at(self.g.plaintext_len(n, d.len()).py_err()?);
         transform(py, ct, |b| self.g.decrypt_in_place_detached(n, a, b, tag))
     }
 
-    fn encryptor(&self, nonce: Bytes<'_>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
-        Sm4Stream::new(sm4::Stream::gcm_encryptor(&self.g, nonce.as_slice(), aad.as_slice()))
+    fn encryptor(&self, nonce: Bytes<'_>, aad: Option<Bytes<'_>>) -> PyResult<Sm4Stream> {
+        Sm4Stream::new(sm4::Stream::gcm_encryptor(
+            &self.g,
+            nonce.as_slice(),
+            aad.as_ref().map_or(&[][..], Bytes::as_slice),
+        ))
     }
 
     #[pyo3(signature = (nonce, tag, aad))]
-    fn decryptor(&self, nonce: Bytes<'_>, tag: Option<Bytes<'_>>, aad: Bytes<'_>) -> PyResult<Sm4Stream> {
+    fn decryptor(&self, nonce: Bytes<'_>, tag: Option<Bytes<'_>>, aad: Option<Bytes<'_>>) -> PyResult<Sm4Stream> {
         let tag = tag.as_ref().map(Bytes::as_slice);
-        Sm4Stream::new(sm4::Stream::gcm_decryptor(&self.g, nonce.as_slice(), tag, aad.as_slice()))
+        Sm4Stream::new(sm4::Stream::gcm_decryptor(
+            &self.g,
+            nonce.as_slice(),
+            tag,
+            aad.as_ref().map_or(&[][..], Bytes::as_slice),
+        ))
     }
 }
 
@@ -284,10 +309,10 @@ struct Sm4Ccm {
 #[pymethods]
 impl Sm4Ccm {
     #[new]
-    fn new(key: Bytes<'_>, tag_length: usize) -> PyResult<Self> {
+    fn new(key: Bytes<'_>, tag_length: Uint<usize>) -> PyResult<Self> {
         let key = key.as_slice();
         Sm4::from_slice(key).py_err()?;
-        Ok(Sm4Ccm { c: Ccm::new(key, tag_length).py_err()? })
+        Ok(Sm4Ccm { c: Ccm::new(key, tag_length.0).py_err()? })
     }
 
     fn encrypt<'py>(
@@ -295,9 +320,9 @@ impl Sm4Ccm {
         py: Python<'py>,
         nonce: Bytes<'_>,
         data: Bytes<'_>,
-        aad: Bytes<'_>,
+        aad: Option<Bytes<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_ref().map_or(&[][..], Bytes::as_slice));
         vec_result(py, d.len(), || self.c.encrypt(n, a, d))
     }
 
@@ -306,9 +331,9 @@ impl Sm4Ccm {
         py: Python<'py>,
         nonce: Bytes<'_>,
         data: Bytes<'_>,
-        aad: Bytes<'_>,
+        aad: Option<Bytes<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_slice());
+        let (n, d, a) = (nonce.as_slice(), data.as_slice(), aad.as_ref().map_or(&[][..], Bytes::as_slice));
         vec_result(py, d.len(), || self.c.decrypt(n, a, d))
     }
 }
@@ -322,8 +347,8 @@ struct Sm4Xts {
 #[pymethods]
 impl Sm4Xts {
     #[new]
-    fn new(key: Bytes<'_>, standard: &str) -> PyResult<Self> {
-        let std = XtsStandard::from_name(standard).py_err()?;
+    fn new(key: Bytes<'_>, standard: Name) -> PyResult<Self> {
+        let std = XtsStandard::from_name(&standard.0).py_err()?;
         Ok(Sm4Xts { x: Xts::new(key.as_slice(), std).py_err()? })
     }
 

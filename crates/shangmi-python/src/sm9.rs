@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyList};
 use shangmi::sm9::{self, SignatureEncoding};
 use std::sync::Mutex;
 
-use crate::buffer::{Bytes, Name, Uint};
+use crate::buffer::{batch, field, item_fields, Arg, Bytes, Name, Uint};
 use crate::errors::IntoPyResult;
 use crate::gil::lock;
 use crate::keys::opt_slice;
@@ -151,9 +151,9 @@ pub(crate) struct Sm9SignPrivateKey {
 #[pymethods]
 impl Sm9SignPrivateKey {
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: Bytes<'_>, master: &Sm9SignMasterPublicKey) -> PyResult<Self> {
+    fn from_bytes(py: Python<'_>, data: Bytes<'_>, master: Arg<Py<Sm9SignMasterPublicKey>>) -> PyResult<Self> {
         let d = data.as_slice();
-        Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_bytes(d, &master.inner)).py_err()? })
+        Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_bytes(d, &master.get().inner)).py_err()? })
     }
 
     #[staticmethod]
@@ -162,9 +162,9 @@ impl Sm9SignPrivateKey {
         py: Python<'_>,
         data: Bytes<'_>,
         password: Option<Bytes<'_>>,
-        master: Option<&Sm9SignMasterPublicKey>,
+        master: Option<Arg<Py<Sm9SignMasterPublicKey>>>,
     ) -> PyResult<Self> {
-        let (d, pw, m) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner));
+        let (d, pw, m) = (data.as_slice(), opt_slice(&password), master.as_ref().map(|m| &m.get().inner));
         Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_der(d, pw, m)).py_err()? })
     }
 
@@ -174,9 +174,9 @@ impl Sm9SignPrivateKey {
         py: Python<'_>,
         data: Bytes<'_>,
         password: Option<Bytes<'_>>,
-        master: Option<&Sm9SignMasterPublicKey>,
+        master: Option<Arg<Py<Sm9SignMasterPublicKey>>>,
     ) -> PyResult<Self> {
-        let (d, pw, m) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner));
+        let (d, pw, m) = (data.as_slice(), opt_slice(&password), master.as_ref().map(|m| &m.get().inner));
         Ok(Sm9SignPrivateKey { inner: py.detach(|| sm9::SignPrivateKey::from_pem(d, pw, m)).py_err()? })
     }
 
@@ -368,11 +368,13 @@ impl Sm9EncPrivateKey {
     fn from_bytes(
         py: Python<'_>,
         data: Bytes<'_>,
-        master: &Sm9EncMasterPublicKey,
+        master: Arg<Py<Sm9EncMasterPublicKey>>,
         uid: Option<Bytes<'_>>,
     ) -> PyResult<Self> {
         let (d, uid) = (data.as_slice(), opt_slice(&uid));
-        Ok(Sm9EncPrivateKey { inner: py.detach(|| sm9::EncPrivateKey::from_bytes(d, &master.inner, uid)).py_err()? })
+        Ok(Sm9EncPrivateKey {
+            inner: py.detach(|| sm9::EncPrivateKey::from_bytes(d, &master.get().inner, uid)).py_err()?,
+        })
     }
 
     #[staticmethod]
@@ -381,10 +383,11 @@ impl Sm9EncPrivateKey {
         py: Python<'_>,
         data: Bytes<'_>,
         password: Option<Bytes<'_>>,
-        master: Option<&Sm9EncMasterPublicKey>,
+        master: Option<Arg<Py<Sm9EncMasterPublicKey>>>,
         uid: Option<Bytes<'_>>,
     ) -> PyResult<Self> {
-        let (d, pw, m, u) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner), opt_slice(&uid));
+        let (d, pw, m, u) =
+            (data.as_slice(), opt_slice(&password), master.as_ref().map(|m| &m.get().inner), opt_slice(&uid));
         Ok(Sm9EncPrivateKey { inner: py.detach(|| sm9::EncPrivateKey::from_der(d, pw, m, u)).py_err()? })
     }
 
@@ -394,10 +397,11 @@ impl Sm9EncPrivateKey {
         py: Python<'_>,
         data: Bytes<'_>,
         password: Option<Bytes<'_>>,
-        master: Option<&Sm9EncMasterPublicKey>,
+        master: Option<Arg<Py<Sm9EncMasterPublicKey>>>,
         uid: Option<Bytes<'_>>,
     ) -> PyResult<Self> {
-        let (d, pw, m, u) = (data.as_slice(), opt_slice(&password), master.map(|m| &m.inner), opt_slice(&uid));
+        let (d, pw, m, u) =
+            (data.as_slice(), opt_slice(&password), master.as_ref().map(|m| &m.get().inner), opt_slice(&uid));
         Ok(Sm9EncPrivateKey { inner: py.detach(|| sm9::EncPrivateKey::from_pem(d, pw, m, u)).py_err()? })
     }
 
@@ -474,14 +478,15 @@ impl Sm9KeyExchange {
     fn new(
         py: Python<'_>,
         role: Name,
-        key: &Sm9EncPrivateKey,
-        master: &Sm9EncMasterPublicKey,
+        key: Arg<Py<Sm9EncPrivateKey>>,
+        master: Arg<Py<Sm9EncMasterPublicKey>>,
         uid: Bytes<'_>,
         peer_uid: Bytes<'_>,
     ) -> PyResult<Self> {
         let role = sm9::Role::from_name(&role.0).py_err()?;
         let (uid, peer_uid) = (uid.as_slice(), peer_uid.as_slice());
-        let kx = py.detach(|| sm9::KeyExchange::new(role, &key.inner, &master.inner, uid, peer_uid)).py_err()?;
+        let kx =
+            py.detach(|| sm9::KeyExchange::new(role, &key.get().inner, &master.get().inner, uid, peer_uid)).py_err()?;
         Ok(Sm9KeyExchange { inner: Mutex::new(kx) })
     }
 
@@ -489,12 +494,16 @@ impl Sm9KeyExchange {
         PyBytes::new(py, &lock(&self.inner).ephemeral_public())
     }
 
+    /// As `Sm2KeyExchange.compute`: `confirmation` is only converted here.
+    #[pyo3(signature = (peer_ephemeral, length, confirmation=None))]
     fn compute<'py>(
         &self,
         py: Python<'py>,
         peer_ephemeral: Bytes<'_>,
         length: Uint<usize>,
+        confirmation: Option<Bytes<'_>>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let _ = confirmation;
         let peer = peer_ephemeral.as_slice();
         let r = py.detach(|| lock(&self.inner).compute(peer, length.0)).py_err()?;
         Ok((PyBytes::new(py, &r.key), PyBytes::new(py, &r.confirm_out), PyBytes::new(py, &r.confirm_expected)))
@@ -505,30 +514,43 @@ impl Sm9KeyExchange {
 #[pyfunction]
 fn sm9_sign_many<'py>(
     py: Python<'py>,
-    key: &Sm9SignPrivateKey,
-    messages: Vec<Bytes<'_>>,
+    key: Arg<Py<Sm9SignPrivateKey>>,
+    messages: &Bound<'py, PyAny>,
     encoding: Name,
 ) -> PyResult<Bound<'py, PyList>> {
     let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
+    let messages: Vec<Bytes<'py>> = batch(messages, "messages (bytes-like)")?
+        .iter()
+        .enumerate()
+        .map(|(i, m)| field(m, "message", i))
+        .collect::<PyResult<_>>()?;
     let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
-    let sigs = py.detach(|| enc.encode_many(&key.inner, &slices)).py_err()?;
+    let sigs = py.detach(|| enc.encode_many(&key.get().inner, &slices)).py_err()?;
     PyList::new(py, sigs.iter().map(|s| PyBytes::new(py, s)))
 }
 
 /// Verifies (message, uid, signature) triples under one master public key in parallel.
 #[pyfunction]
-fn sm9_verify_many(
-    py: Python<'_>,
-    master: &Sm9SignMasterPublicKey,
-    items: Vec<(Bytes<'_>, Bytes<'_>, Bytes<'_>)>,
+fn sm9_verify_many<'py>(
+    py: Python<'py>,
+    master: Arg<Py<Sm9SignMasterPublicKey>>,
+    items: &Bound<'py, PyAny>,
     hid: Uint<u32>,
     encoding: Name,
 ) -> PyResult<Vec<bool>> {
     let enc = SignatureEncoding::from_name(&encoding.0).py_err()?;
     let hid = self::hid(hid)?;
+    let items = batch(items, "(message, uid, signature) tuples")?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let f = item_fields(item, "item", i, &[3], "(message, uid, signature)")?;
+            Ok((field(&f[0], "item", i)?, field(&f[1], "item", i)?, field(&f[2], "item", i)?))
+        })
+        .collect::<PyResult<Vec<(Bytes<'py>, Bytes<'py>, Bytes<'py>)>>>()?;
     let slices: Vec<(&[u8], &[u8], &[u8])> =
         items.iter().map(|(m, u, s)| (m.as_slice(), u.as_slice(), s.as_slice())).collect();
-    Ok(py.detach(|| enc.verify_many(&master.inner, hid, &slices)))
+    Ok(py.detach(|| enc.verify_many(&master.get().inner, hid, &slices)))
 }
 
 /// e(P, Q) on encoded G1 and G2 points (384-byte GT encoding).

@@ -11,8 +11,8 @@ use shangmi::x509::{
 };
 use shangmi::Result;
 
-use crate::buffer::Bytes;
-use crate::errors::IntoPyResult;
+use crate::buffer::{Arg, Bytes, Name as Text};
+use crate::errors::{retype, IntoPyResult};
 
 type ExtTuple = (String, bool, Vec<u8>);
 type GnTuple = (String, Py<PyAny>);
@@ -141,11 +141,11 @@ signed_object_pymethods!(X509Certificate, Certificate, {
     fn verify_directly_issued_by(
         &self,
         py: Python<'_>,
-        issuer: &X509Certificate,
+        issuer: Arg<Py<X509Certificate>>,
         uid: Option<Bytes<'_>>,
     ) -> PyResult<()> {
         let u = opt_uid(&uid);
-        py.detach(|| self.inner.verify_directly_issued_by(&issuer.inner, u)).py_err()
+        py.detach(|| self.inner.verify_directly_issued_by(&issuer.get().inner, u)).py_err()
     }
 
     /// Checks the signature with an issuer key given as an encoded point.
@@ -231,8 +231,9 @@ fn x509_name_parse(der: Bytes<'_>) -> PyResult<Vec<Vec<AttrOut>>> {
 }
 
 #[pyfunction]
-fn x509_name_encode<'py>(py: Python<'py>, rdns: Vec<Vec<(String, String, u8)>>) -> PyResult<Bound<'py, PyBytes>> {
+fn x509_name_encode<'py>(py: Python<'py>, rdns: Arg<Vec<Vec<(String, String, u8)>>>) -> PyResult<Bound<'py, PyBytes>> {
     let conv = rdns
+        .0
         .into_iter()
         .map(|rdn| rdn.into_iter().map(|(o, t, tag)| Ok((oid(&o)?, t, tag))).collect::<Result<Vec<_>>>())
         .collect::<Result<Vec<_>>>()
@@ -350,8 +351,8 @@ fn ext_value_in(kind: ExtKind, value: &Bound<'_, PyAny>) -> PyResult<ExtValue> {
 /// The typed content of a known extension, as plain Python values
 /// ([`ext_value_out`]); `None` for extensions the core does not interpret.
 #[pyfunction]
-fn x509_ext_decode<'py>(py: Python<'py>, oid_str: &str, value: Bytes<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let o = oid(oid_str).py_err()?;
+fn x509_ext_decode<'py>(py: Python<'py>, oid_str: Text, value: Bytes<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let o = oid(&oid_str.0).py_err()?;
     let typed = ExtValue::decode(&o, value.as_slice()).py_err()?;
     typed.map(|v| ext_value_out(py, &v)).transpose()
 }
@@ -359,9 +360,10 @@ fn x509_ext_decode<'py>(py: Python<'py>, oid_str: &str, value: Bytes<'_>) -> PyR
 /// The extnValue DER of a known extension from plain Python values
 /// (the same shapes [`x509_ext_decode`] returns).
 #[pyfunction]
-fn x509_ext_encode<'py>(py: Python<'py>, oid_str: &str, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    let kind = ExtKind::for_encoding(&oid(oid_str).py_err()?).py_err()?;
-    let der = ext_value_in(kind, value)?.encode().py_err()?;
+fn x509_ext_encode<'py>(py: Python<'py>, oid_str: Text, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let kind = ExtKind::for_encoding(&oid(&oid_str.0).py_err()?).py_err()?;
+    // The shapes are extracted field by field: PyO3's errors get shangmi's classes.
+    let der = ext_value_in(kind, value).map_err(|e| retype(py, e))?.encode().py_err()?;
     Ok(PyBytes::new(py, &der))
 }
 
@@ -376,22 +378,22 @@ fn x509_key_identifier<'py>(py: Python<'py>, key_point: Bytes<'_>) -> PyResult<B
 #[allow(clippy::too_many_arguments)]
 fn x509_tbs_certificate<'py>(
     py: Python<'py>,
-    serial: Vec<u8>,
+    serial: Arg<Vec<u8>>,
     issuer: Bytes<'_>,
     subject: Bytes<'_>,
-    not_before: i64,
-    not_after: i64,
+    not_before: Arg<i64>,
+    not_after: Arg<i64>,
     key_point: Bytes<'_>,
-    extensions: Vec<ExtTuple>,
+    extensions: Arg<Vec<ExtTuple>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let tbs = x509::TbsCertificate {
-        serial,
+        serial: serial.0,
         issuer: Name::from_der(issuer.as_slice()).py_err()?,
         subject: Name::from_der(subject.as_slice()).py_err()?,
-        not_before,
-        not_after,
+        not_before: not_before.0,
+        not_after: not_after.0,
         public_key: point(key_point.as_slice()).py_err()?,
-        extensions: exts_in(extensions).py_err()?,
+        extensions: exts_in(extensions.0).py_err()?,
     };
     Ok(PyBytes::new(py, &tbs.to_der().py_err()?))
 }
@@ -418,11 +420,11 @@ fn x509_request_info<'py>(
     py: Python<'py>,
     subject: Bytes<'_>,
     key_point: Bytes<'_>,
-    extensions: Vec<ExtTuple>,
+    extensions: Arg<Vec<ExtTuple>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let name = Name::from_der(subject.as_slice()).py_err()?;
     let key = point(key_point.as_slice()).py_err()?;
-    let info = x509::csr::encode_request_info(&name, &key, &exts_in(extensions).py_err()?).py_err()?;
+    let info = x509::csr::encode_request_info(&name, &key, &exts_in(extensions.0).py_err()?).py_err()?;
     Ok(PyBytes::new(py, &info))
 }
 
@@ -435,20 +437,22 @@ fn x509_assemble_request(info: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509
 fn x509_tbs_crl<'py>(
     py: Python<'py>,
     issuer: Bytes<'_>,
-    this_update: i64,
-    next_update: Option<i64>,
-    revoked: Vec<RevokedTuple>,
-    extensions: Vec<ExtTuple>,
+    this_update: Arg<i64>,
+    next_update: Arg<Option<i64>>,
+    revoked: Arg<Vec<RevokedTuple>>,
+    extensions: Arg<Vec<ExtTuple>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let issuer = Name::from_der(issuer.as_slice()).py_err()?;
+    let (this_update, next_update) = (this_update.0, next_update.0);
     let revoked = revoked
+        .0
         .into_iter()
         .map(|(serial, revocation_date, e)| {
             Ok(x509::RevokedCertificate { serial, revocation_date, extensions: exts_in(e)? })
         })
         .collect::<Result<Vec<_>>>()
         .py_err()?;
-    let tbs = x509::crl::encode_tbs_crl(&issuer, this_update, next_update, &revoked, &exts_in(extensions).py_err()?)
+    let tbs = x509::crl::encode_tbs_crl(&issuer, this_update, next_update, &revoked, &exts_in(extensions.0).py_err()?)
         .py_err()?;
     Ok(PyBytes::new(py, &tbs))
 }
@@ -464,24 +468,26 @@ fn x509_assemble_crl(tbs: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Crl> 
 #[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None))]
 fn x509_verify_chain(
     py: Python<'_>,
-    leaf: &X509Certificate,
-    intermediates: Vec<PyRef<'_, X509Certificate>>,
-    roots: Vec<PyRef<'_, X509Certificate>>,
-    crls: Vec<PyRef<'_, X509Crl>>,
-    at: i64,
+    leaf: Arg<Py<X509Certificate>>,
+    intermediates: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    roots: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    crls: Arg<Vec<PyRef<'_, X509Crl>>>,
+    at: Arg<i64>,
     uid: Option<Bytes<'_>>,
 ) -> PyResult<Vec<X509Certificate>> {
     let inter: Vec<Certificate> = intermediates.iter().map(|c| c.inner.clone()).collect();
     let roots: Vec<Certificate> = roots.iter().map(|c| c.inner.clone()).collect();
     let crls: Vec<Crl> = crls.iter().map(|c| c.inner.clone()).collect();
-    let u = opt_uid(&uid);
-    let chain =
-        py.detach(|| x509::verify_chain(&leaf.inner, &inter, &roots, &crls, x509::Options { at, uid: u })).py_err()?;
+    let (u, at) = (opt_uid(&uid), at.0);
+    let chain = py
+        .detach(|| x509::verify_chain(&leaf.get().inner, &inter, &roots, &crls, x509::Options { at, uid: u }))
+        .py_err()?;
     Ok(chain.into_iter().map(|inner| X509Certificate { inner }).collect())
 }
 
 #[pyfunction]
-fn x509_format_time(secs: i64) -> String {
+fn x509_format_time(secs: Arg<i64>) -> String {
+    let secs = secs.0;
     x509::format_time(secs)
 }
 

@@ -47,9 +47,9 @@ impl ZucKeystream {
         })
     }
 
-    /// The next `n` keystream bytes.
-    fn keystream<'py>(&self, py: Python<'py>, n: Uint<u64>) -> PyResult<Bound<'py, PyBytes>> {
-        let n = zuc::keystream_request(n.0).py_err()?;
+    /// The next `nbytes` keystream bytes.
+    fn keystream<'py>(&self, py: Python<'py>, nbytes: Uint<u64>) -> PyResult<Bound<'py, PyBytes>> {
+        let n = zuc::keystream_request(nbytes.0).py_err()?;
         PyBytes::new_with(py, n, |out| {
             maybe_detach(py, n, || lock(&self.inner).fill(out));
             Ok(())

@@ -452,7 +452,7 @@ fn cbc_padding_and_errors() {
         assert!(raw[n..].iter().all(|&b| b as usize == k));
     }
     let e = sm4::cbc_encrypt(&key, &iv, &[0u8; 15], false).unwrap_err();
-    assert_eq!(e.to_string(), "data must be a multiple of 16 bytes when padding=False, got 15");
+    assert_eq!(e.to_string(), "data must be a multiple of 16 bytes when padding is disabled, got 15");
     // A last block whose padding byte is 0 or > 16, or inconsistent, is rejected.
     for bad in [[0u8; 16], [17u8; 16], {
         let mut b = [3u8; 16];

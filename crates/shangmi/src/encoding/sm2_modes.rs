@@ -78,7 +78,7 @@ impl CiphertextMode {
             CiphertextMode::C1C3C2 | CiphertextMode::C1C2C3 => {
                 if first == 0x30 && super::sm2::ciphertext_from_der(data).is_ok() {
                     return Some(Error::invalid(format!(
-                        "this looks like a DER SM2Cipher (GM/T 0009, what openssl pkeyutl writes), not {}; pass mode='der'",
+                        "this looks like a DER SM2Cipher (GM/T 0009, what openssl pkeyutl writes), not {}; use the DER mode",
                         self.name().to_uppercase()
                     )));
                 }
@@ -87,14 +87,14 @@ impl CiphertextMode {
                     return Some(Error::invalid(format!(
                         "SM2 ciphertext C1 must be an uncompressed point starting with 04, got {first:02x}; \
                          this looks like the gmssl package's format (C1C2C3 without the 04 byte): \
-                         pass b'\\x04' + ciphertext with mode='c1c2c3'"
+                         prepend the 04 byte and use the C1C2C3 mode"
                     )));
                 }
                 None
             }
             CiphertextMode::Der if first == 0x04 => Some(Error::invalid(
                 "this looks like a raw ciphertext (it starts with C1's 04 byte), not DER; \
-                 pass mode='c1c3c2' or mode='c1c2c3'",
+                 use the C1C3C2 or C1C2C3 mode",
             )),
             CiphertextMode::Der => None,
         }
@@ -163,9 +163,9 @@ fn other_uid(uid: &[u8]) -> Option<&'static [u8]> {
 
 fn show_uid(uid: &[u8]) -> String {
     if uid == sm2::DEFAULT_UID {
-        "uid=b'1234567812345678' (the default)".into()
+        "uid \"1234567812345678\" (the default)".into()
     } else if uid.is_empty() {
-        "uid=b'' (OpenSSL 3's default)".into()
+        "the empty uid (OpenSSL 3's default)".into()
     } else {
         format!("uid of {} bytes", uid.len())
     }
@@ -183,7 +183,7 @@ pub fn verify(key: &PublicKey, sig: &[u8], msg: &[u8], uid: &[u8], encoding: Sig
     if err == Error::InvalidSignature {
         if let Some(other) = other_uid(uid) {
             if key.verify(msg, other, &sig).is_ok() {
-                let pass = if other.is_empty() { "uid=b''" } else { "uid=b'1234567812345678'" };
+                let pass = if other.is_empty() { "the empty uid" } else { "uid \"1234567812345678\"" };
                 return Err(Error::InvalidSignatureHint(format!(
                     "signature does not verify with {}, but it does with {}: pass {pass}",
                     show_uid(uid),
@@ -242,7 +242,7 @@ pub fn private_key_to_der(
     scheme: KeyEncryption,
 ) -> Result<Zeroizing<Vec<u8>>> {
     match (sec1, password) {
-        (true, Some(_)) => Err(Error::invalid("SEC1 DER cannot be encrypted; use format='pkcs8' with a password")),
+        (true, Some(_)) => Err(Error::invalid("SEC1 DER cannot be encrypted; use PKCS#8 with a password instead")),
         (true, None) => fmt::private_key_to_sec1_der(key),
         (false, pw) => fmt::private_key_to_der(key, pw, scheme),
     }
@@ -260,7 +260,7 @@ pub fn private_key_to_pem(
 ) -> Result<Zeroizing<String>> {
     match (sec1_label, password) {
         (Some(_), Some(_)) => {
-            Err(Error::invalid("encrypted SEC1 PEM is not written; use format='pkcs8' with a password"))
+            Err(Error::invalid("encrypted SEC1 PEM is not written; use PKCS#8 with a password instead"))
         }
         (Some(label), None) => fmt::private_key_to_sec1_pem(key, label),
         (None, pw) => fmt::private_key_to_pem(key, pw, scheme),

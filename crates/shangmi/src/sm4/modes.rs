@@ -19,13 +19,13 @@ mod xts;
 pub use xts::{Xts, XtsStandard};
 
 fn not_whole_blocks(len: usize) -> Error {
-    Error::invalid(format!("data must be a multiple of 16 bytes when padding=False, got {len}"))
+    Error::invalid(format!("data must be a multiple of 16 bytes when padding is disabled, got {len}"))
 }
 
 fn check_ciphertext(len: usize, padding: bool) -> Result<()> {
     if padding && (len == 0 || !len.is_multiple_of(BLOCK_SIZE)) {
         return Err(Error::invalid(format!(
-            "ciphertext must be a non-empty multiple of 16 bytes when padding=True, got {len}"
+            "ciphertext must be a non-empty multiple of 16 bytes when padding is enabled, got {len}"
         )));
     }
     if !padding && !len.is_multiple_of(BLOCK_SIZE) {
@@ -301,7 +301,7 @@ impl CbcEncryptor {
             Ok(last)
         } else if !self.buf.is_empty() {
             Err(Error::invalid(format!(
-                "data must be a multiple of 16 bytes when padding=False, {} bytes left over",
+                "data must be a multiple of 16 bytes when padding is disabled, {} bytes left over",
                 self.buf.len()
             )))
         } else {
@@ -350,7 +350,7 @@ impl CbcDecryptor {
         if self.padding {
             if buf.len() != BLOCK_SIZE {
                 return Err(Error::invalid(format!(
-                    "ciphertext must be a non-empty multiple of 16 bytes when padding=True ({} bytes left over)",
+                    "ciphertext must be a non-empty multiple of 16 bytes when padding is enabled ({} bytes left over)",
                     buf.len()
                 )));
             }

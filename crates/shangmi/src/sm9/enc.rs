@@ -286,7 +286,7 @@ impl EncPrivateKey {
     /// The identity to use: the caller's, else the key's own.
     pub(crate) fn resolve_uid<'a>(&'a self, uid: Option<&'a [u8]>) -> Result<&'a [u8]> {
         uid.or(self.uid.as_deref()).ok_or_else(|| {
-            Error::invalid("this SM9 key does not know its identity (keys read from files do not store it): pass uid=")
+            Error::invalid("this SM9 key does not know its identity (keys read from files do not store it): give a uid")
         })
     }
 

@@ -212,7 +212,7 @@ pub fn basic_constraints(value: &[u8]) -> Result<(bool, Option<u64>)> {
 /// basicConstraints DER; a path length without `ca` is an [`Error::InvalidInput`].
 pub fn encode_basic_constraints(ca: bool, path_length: Option<u64>) -> Result<Vec<u8>> {
     if path_length.is_some() && !ca {
-        return Err(Error::invalid("basicConstraints: a path length needs ca=True"));
+        return Err(Error::invalid("basicConstraints: a path length needs cA true"));
     }
     let ca_der = if ca { asn1::boolean(true) } else { Vec::new() };
     let pl = path_length.map(asn1::small_int).unwrap_or_default();

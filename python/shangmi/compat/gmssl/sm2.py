@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from shangmi import sm2 as _sm2
-from shangmi.exceptions import InvalidInputError, InvalidKey, InvalidSignature
+from shangmi.exceptions import InvalidInputError, InvalidKey, InvalidSignature, ShangmiTypeError
 
 __all__ = ["CryptSM2", "default_ecc_table"]
 
@@ -39,7 +39,7 @@ def _hex(value: object, what: str) -> bytes:
     if isinstance(value, (bytes, bytearray)):
         value = bytes(value).decode("ascii", "replace")
     if not isinstance(value, str):
-        raise InvalidInputError(f"{what} must be a hex string, got {type(value).__name__}")
+        raise ShangmiTypeError(f"{what} must be a hex string, got {type(value).__name__}")
     try:
         return bytes.fromhex(value)
     except ValueError:
@@ -48,7 +48,7 @@ def _hex(value: object, what: str) -> bytes:
 
 def _bytes(data: object, what: str) -> bytes:
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise InvalidInputError(f"{what} must be bytes, got {type(data).__name__}")
+        raise ShangmiTypeError(f"{what} must be bytes, got {type(data).__name__}")
     return bytes(data)
 
 
@@ -63,6 +63,8 @@ class CryptSM2:
         mode: int = 0,
         asn1: bool = False,
     ) -> None:
+        if not isinstance(ecc_table, dict):
+            raise ShangmiTypeError(f"ecc_table must be a dict, got {type(ecc_table).__name__}")
         if ecc_table is not default_ecc_table and {k: v.lower() for k, v in ecc_table.items()} != {
             k: v.lower() for k, v in default_ecc_table.items()
         }:

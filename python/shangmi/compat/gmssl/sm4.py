@@ -10,6 +10,7 @@ unpadding strips up to 16 trailing zero bytes.
 from __future__ import annotations
 
 from shangmi import sm4 as _sm4
+from shangmi._buffer import require_bytes
 from shangmi.compat.gmssl.func import zero_padding, zero_unpadding
 from shangmi.exceptions import InvalidInputError
 
@@ -32,9 +33,9 @@ class CryptSM4:
 
     def set_key(self, key: bytes, mode: int) -> None:
         """Sets the 16-byte key and the direction (``SM4_ENCRYPT`` or ``SM4_DECRYPT``)."""
-        if not isinstance(key, (bytes, bytearray, memoryview)) or len(key) != 16:
-            length = len(key) if isinstance(key, (bytes, bytearray, memoryview)) else type(key).__name__
-            raise InvalidInputError(f"SM4 key must be 16 bytes, got {length}")
+        require_bytes(key, "key")
+        if len(key) != 16:
+            raise InvalidInputError(f"SM4 key must be 16 bytes, got {len(key)}")
         if mode not in (SM4_ENCRYPT, SM4_DECRYPT):
             raise InvalidInputError(f"mode must be SM4_ENCRYPT (0) or SM4_DECRYPT (1), got {mode!r}")
         self._key = bytes(key)
@@ -48,12 +49,12 @@ class CryptSM4:
     def crypt_ecb(self, input_data: bytes) -> bytes:
         """SM4-ECB in the direction given to ``set_key``."""
         ecb = _sm4.SM4ECB(self._need_key())
-        data = bytes(input_data)
+        data = input_data
         if self.mode == SM4_ENCRYPT:
             if self.padding_mode == PKCS7:
                 return ecb.encrypt(data, padding=True)
             if self.padding_mode == ZERO:
-                data = bytes(zero_padding(list(data)))
+                data = bytes(zero_padding(data))  # type: ignore[arg-type]
             return ecb.encrypt(data, padding=False)
         if self.padding_mode == PKCS7:
             return ecb.decrypt(data, padding=True)
