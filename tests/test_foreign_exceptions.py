@@ -22,6 +22,8 @@ from typing import Any
 
 import shangmi
 from shangmi import ShangmiError, sm2, sm9, x509, zuc
+from shangmi.compat.gmssl.sm2 import CryptSM2
+from shangmi.compat.gmssl.sm4 import CryptSM4
 
 #: The public modules (with the package itself).
 MODULES = [
@@ -196,6 +198,9 @@ _VALID_AT: dict[tuple[str, str], Callable[[], Any]] = {
     ("shangmi.zuc.eea3_many_into", "outputs"): lambda: [bytearray(2)],
     ("shangmi.sm9.sign_many", "key"): lambda: _SIGN_USER,
     ("shangmi.sm9.verify_many", "items"): lambda: [(b"m", b"alice", _SIGN_USER.sign(b"m"))],
+    ("shangmi.compat.gmssl.sm3.sm3_kdf", "z"): lambda: "00ff",
+    ("shangmi.compat.gmssl.sm2.CryptSM2", "private_key"): lambda: _SM2.to_bytes().hex(),
+    ("shangmi.compat.gmssl.sm2.CryptSM2", "public_key"): lambda: _PUB.to_bytes()[1:].hex(),
 }
 
 
@@ -207,6 +212,12 @@ def _valid(param: inspect.Parameter, qual: str = "") -> Any:
     if param.default is not inspect.Parameter.empty:
         return param.default
     return bytes(16)
+
+
+def _crypt_sm4() -> Any:
+    c = CryptSM4()
+    c.set_key(bytes(16), 0)
+    return c
 
 
 #: Instances for the methods of classes that are not built by calling them.
@@ -226,6 +237,25 @@ _INSTANCES: dict[str, Callable[[], Any]] = {
     "shangmi.x509.CertificateRevocationList": lambda: _CRL,
     "shangmi.x509.Name": lambda: _NAME,
     "shangmi.sm3.SM3": lambda: shangmi.sm3.SM3(),
+    # Builders with every field set, so that sign() reaches its arguments.
+    "shangmi.x509.CertificateBuilder": lambda: (
+        x509.CertificateBuilder()
+        .subject_name(_NAME)
+        .issuer_name(_NAME)
+        .public_key(_PUB)
+        .serial_number(9)
+        .not_valid_before(_NOW)
+        .not_valid_after(_NOW + dt.timedelta(days=1))
+    ),
+    "shangmi.x509.CertificateSigningRequestBuilder": lambda: x509.CertificateSigningRequestBuilder().subject_name(_NAME),
+    "shangmi.x509.CertificateRevocationListBuilder": lambda: (
+        x509.CertificateRevocationListBuilder().issuer_name(_NAME).last_update(_NOW)
+    ),
+    "shangmi.x509.RevokedCertificateBuilder": lambda: (
+        x509.RevokedCertificateBuilder().serial_number(3).revocation_date(_NOW)
+    ),
+    "shangmi.compat.gmssl.sm4.CryptSM4": _crypt_sm4,
+    "shangmi.compat.gmssl.sm2.CryptSM2": lambda: CryptSM2(_SM2.to_bytes().hex(), _PUB.to_bytes()[1:].hex()),
     "shangmi.sm4.CipherContext": lambda: shangmi.sm4.SM4CTR(bytes(16)).encryptor(bytes(16)),
     "shangmi.sm4.GCMEncryptionContext": lambda: shangmi.sm4.SM4GCM(bytes(16)).encryptor(bytes(12)),
     "shangmi.sm4.GCMDecryptionContext": lambda: shangmi.sm4.SM4GCM(bytes(16)).decryptor(bytes(12)),

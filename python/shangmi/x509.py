@@ -448,7 +448,8 @@ class CertificateSigningRequestBuilder:
     def sign(self, private_key: Signer, *, uid: Buffer = DEFAULT_UID) -> CertificateSigningRequest:
         if self._subject is None:
             raise InvalidInputError("the request needs a subject_name")
-        info = _native.x509_request_info(self._subject.public_bytes(), private_key.public_key().to_bytes(),
+        signer = duck(private_key, ("public_key", "sign_digest"), "private_key")
+        info = _native.x509_request_info(self._subject.public_bytes(), signer.public_key().to_bytes(),
                                          _ext_wire(self._extensions))
         return CertificateSigningRequest(_native.x509_assemble_request(info, _sign(private_key, info, uid)))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shangmi import sm3 as _sm3
-from shangmi.exceptions import InvalidInputError
+from shangmi.exceptions import InvalidInputError, ShangmiTypeError
 
 __all__ = ["sm3_hash", "sm3_kdf"]
 
@@ -18,7 +18,9 @@ def _to_bytes(msg: Iterable[int] | bytes | bytearray | memoryview, what: str) ->
         return bytes(msg)
     try:
         return bytes(list(msg))
-    except (TypeError, ValueError) as exc:
+    except TypeError as exc:
+        raise ShangmiTypeError(f"{what} must be a list of byte values 0..255: {exc}") from None
+    except ValueError as exc:
         raise InvalidInputError(f"{what} must be a list of byte values 0..255: {exc}") from None
 
 
@@ -32,11 +34,13 @@ def sm3_kdf(z: bytes | str, klen: int | float) -> str:
     for ``klen`` bytes, as hex."""
     text = z.decode("ascii") if isinstance(z, (bytes, bytearray)) else z
     if not isinstance(text, str):
-        raise InvalidInputError(f"z must be hex as bytes or str, got {type(z).__name__}")
+        raise ShangmiTypeError(f"z must be hex as bytes or str, got {type(z).__name__}")
     try:
         seed = bytes.fromhex(text)
     except ValueError:
         raise InvalidInputError("z must be hex digits") from None
+    if isinstance(klen, bool) or not isinstance(klen, (int, float)):
+        raise ShangmiTypeError(f"klen must be a number, got {type(klen).__name__}")
     n = int(klen)
     if n < 0:
         raise InvalidInputError(f"klen must be non-negative, got {klen}")
