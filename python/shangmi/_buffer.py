@@ -1,6 +1,11 @@
-"""Argument shaping shared by the Python modules: type checks that name the
-argument (the native core checks every length, range and encoding and owns
-those messages). No cryptography here."""
+"""Argument shapes shared by the Python modules. No cryptography here.
+
+Arguments that go to the native module are passed through unchecked: the
+binding converts them (any buffer-protocol object is bytes-like) and the
+core validates them, each once (see ``crates/shangmi-python/src/lib.rs``).
+The helpers here serve the pure-Python parts only (the X.509 value
+classes, ``batch``, ``compat.gmssl``) and the unwrapping of the package's
+own wrapper objects; each raises :class:`ShangmiTypeError` for a wrong type."""
 
 from __future__ import annotations
 

@@ -14,18 +14,15 @@ from shangmi.exceptions import InvalidInputError, InvalidTag, ShangmiTypeError
 __all__ = ["KeyExchangeResultBase", "PublicKeyMixin", "SecretKeyMixin", "password_bytes", "pem_bytes"]
 
 
-def password_bytes(password: Buffer | str | None) -> bytes | None:
-    """``None``, or the password as bytes (a ``str`` is UTF-8 encoded); an
-    empty password is refused (give none for an unencrypted key)."""
-    if password is None:
-        return None
+def password_bytes(password: Buffer | str | None) -> Buffer | None:
+    """``None``, or the password with a ``str`` UTF-8 encoded; an empty
+    password is refused (give none for an unencrypted key). Any other type
+    goes to the native conversion, which reports it."""
     if isinstance(password, str):
         password = password.encode("utf-8")
-    require_bytes(password, "password")
-    pw = bytes(password)
-    if not pw:
+    if isinstance(password, (bytes, bytearray, memoryview)) and len(password) == 0:
         raise InvalidInputError("password must not be empty (give no password for an unencrypted key)")
-    return pw
+    return password
 
 
 def pem_bytes(data: Buffer | str) -> Buffer:
@@ -33,7 +30,6 @@ def pem_bytes(data: Buffer | str) -> Buffer:
     PEM parser rejects with its own message)."""
     if isinstance(data, str):
         data = data.encode("ascii", "replace")
-    require_bytes(data, "data")
     return data
 
 
