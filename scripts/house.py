@@ -15,7 +15,8 @@ Each rule prints `ok` or the offending lines:
             (timing programs are benches);
   wording   the project speaks of itself: no words about how its work was
             organised (numbered sessions, working branches, worktrees, work
-            rounds, agents) in code, scripts, docs or notes.
+            rounds, agents, the tracker's issue numbers, paths of the machine
+            it was done on) in code, scripts, docs or notes.
 """
 
 from __future__ import annotations
@@ -140,7 +141,8 @@ WORDING = re.compile(
     r"\b(this|previous|earlier|next|later|last|an earlier|a later) session\b"
     r"|\bsessions? [0-9]+\b|\(session [0-9]+\)"
     r"|\bworktrees?\b|\bwork(ing)? branch(es)?\b|\bwork rounds?\b|\bround [0-9]+ of\b"
-    r"|\b(sub-?)?agents?\b|\b[a-z]+[0-9]+ branch\b|\bsm3w\b|\bsm2z4\b|\bsm3z4\b|\bhouse[0-9]+\b",
+    r"|\b(sub-?)?agents?\b|\b[a-z]+[0-9]+ branch\b|\bsm3w\b|\bsm2z4\b|\bsm3z4\b|\bhouse[0-9]+\b"
+    r"|\bissue [0-9]+\b|/work/",
     re.I,
 )
 WORDING_FILES = ("*.rs", "*.py", "*.pyi", "*.sh", "*.md", "*.toml", "*.yml", ".ci/run")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Structure checks as one command (issue 9's "must show"):
+# Structure checks as one command:
 #   (a) every .rs file under crates/shangmi/src over 600 lines, except
 #       generated tables (a `@generated` marker comment in the first five
 #       lines) and the files in OVER_LIMIT_PENDING below;

@@ -1,4 +1,4 @@
-"""Fork safety of SM2's precomputed secrets (issue 13, item 1).
+"""Fork safety of SM2's precomputed secrets.
 
 A SignaturePool or KeyExchange made before ``os.fork()`` is copied into the
 child. If both processes used the copy, parent and child would sign with

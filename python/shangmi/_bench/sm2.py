@@ -203,7 +203,7 @@ def _gmssl_c(key: sm2.PrivateKey, rounds: int) -> Iterator[Comparison]:
     )
 
 
-#: Issue 12's SM2 targets against GmSSL: (operation, GmSSL candidate, minimum rate ratio).
+#: SM2 speed targets against GmSSL: (operation, GmSSL candidate, minimum rate ratio).
 GMSSL_TARGETS = [
     ("keygen", "GmSSL sm2_key_generate", 1.2),
     ("sign", "GmSSL SM2_SIGN_CTX (reused)", 1.0),
@@ -304,7 +304,7 @@ def _rate(comp: Comparison, name: str = "shangmi") -> float:
 def _print_targets(
     r: dict[str, Comparison], gm: dict[str, Comparison], speed: Comparison | None, have_p256: bool
 ) -> None:
-    lines = ["", "SM2 targets (issue 3): ratios of median rates measured above"]
+    lines = ["", "SM2 targets: ratios of median rates measured above"]
 
     def line(label: str, value: float, goal: str, ok: bool) -> None:
         lines.append(f"  {label:<58} {value:7.2f}x   target {goal:<7} {'MET' if ok else 'not met'}")
@@ -339,7 +339,7 @@ def _print_targets(
 
 
 def _print_gmssl_targets(r: dict[str, Comparison], gmc: dict[str, Comparison]) -> None:
-    lines = ["", "SM2 targets (issue 12) against GmSSL's C library: ratios of median rates (min in brackets)"]
+    lines = ["", "SM2 targets against GmSSL's C library: ratios of median rates (min in brackets)"]
     for op, peer, goal in GMSSL_TARGETS:
         comp = gmc[op]
         by = {c.name: c for c in comp.candidates}

@@ -1,4 +1,4 @@
-"""X.509 costs against the SM2 verifications they contain (issue 11 targets):
+"""X.509 costs against the SM2 verifications they contain, with their targets:
 parsing and verifying a certificate should cost one SM2 verification plus at
 most 20%, and ``verify_chain`` on a 3-certificate chain at most three
 verifications plus 30%. Both sides run in this process, alternating.
