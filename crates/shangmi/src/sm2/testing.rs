@@ -139,7 +139,7 @@ pub fn double_chain(k: &[u8; 32], n: usize, shared: bool) -> [u8; 32] {
 }
 
 /// Chained primitives for per-operation timings against other libraries'
-/// (`examples/sm2_ops prim`): `n` field multiplications (a ← a·b),
+/// (`benches/sm2_ops.rs`, `prim`): `n` field multiplications (a ← a·b),
 /// squarings, doublings and mixed additions (P ← P + Q, Q fixed) on values
 /// derived from k; returns a digest of the results so nothing is elided.
 pub fn primitive_chains(k: &[u8; 32], n: usize, which: u8) -> u64 {

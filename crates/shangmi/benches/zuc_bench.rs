@@ -1,5 +1,5 @@
 //! Throughput of 128-EEA3, 128-EIA3 and the raw keystream on every available
-//! backend: `cargo run --release -p shangmi --example zuc_bench`.
+//! backend: `cargo bench -p shangmi --bench zuc_bench`.
 //! Median of alternating rounds; absolute figures on shared machines are noise.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! Rust-level SM9 timings: `cargo run --release -p shangmi --example sm9_bench [rounds] [--openssl] [--only NAME]`.
+//! Rust-level SM9 timings: `cargo bench -p shangmi --bench sm9_bench -- [rounds] [--openssl] [--only NAME]`.
 //!
 //! Each operation runs in short batches, rounds interleaved (A, B, C, ... A,
 //! B, C, ...) so machine noise hits them alike; prints min and median µs per
@@ -28,7 +28,7 @@ fn openssl_verify_us() -> Option<f64> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
     let rounds: usize = args.iter().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5);
     let with_openssl = args.iter().any(|a| a == "--openssl");
     let sm = SignMasterKey::generate().unwrap();

@@ -1,11 +1,11 @@
 //! SM3 throughput, one stream and `hash_many` of 16 x 64 KiB (with the
 //! default thread pool and with one thread), alternating after a warm-up;
-//! min and median of the rounds: `cargo run --release --example sm3_speed
+//! min and median of the rounds: `cargo bench -p shangmi --bench sm3_speed --
 //! [rounds]`. The backend follows `SHANGMI_CPU_DISABLE`.
 use std::time::Instant;
 
 fn main() {
-    let rounds: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(30);
+    let rounds: usize = std::env::args().filter(|a| a != "--bench").nth(1).and_then(|s| s.parse().ok()).unwrap_or(30);
     // Arbitrary non-constant data (xorshift), 1 MiB.
     let mut x = 0x243f_6a88_85a3_08d3u64;
     let data: Vec<u8> = (0..1 << 20)

@@ -94,7 +94,7 @@ fn tower() {
 
 fn main() {
     tower();
-    let n = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
+    let n = std::env::args().filter(|a| a != "--bench").nth(1).and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
     row::<Sm2P>("SM2 p (special form)", n);
     row::<GenericSm2P>("SM2 p (generic)", n);
     row::<Sm2N>("SM2 n (generic)", n);

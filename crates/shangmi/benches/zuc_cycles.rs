@@ -1,5 +1,5 @@
 //! Cycles per 32-bit keystream word of ZUC on each backend, measured with
-//! the time-stamp counter: `cargo run --release -p shangmi --example zuc_cycles`.
+//! the time-stamp counter: `cargo bench -p shangmi --bench zuc_cycles`.
 //!
 //! On a shared machine wall-clock figures drift from minute to minute; the
 //! minimum over many short runs, alternating the operations, is stable. The

@@ -1,4 +1,4 @@
-//! Rust-level SM2 timings: `cargo run --release -p shangmi --example sm2_bench [rounds]`.
+//! Rust-level SM2 timings: `cargo bench -p shangmi --bench sm2_bench -- [rounds]`.
 //!
 //! `sm2_bench NAME [iters]` runs only the operations whose name starts with
 //! NAME, `iters` times (default: the batch size), for instruction counts:
@@ -15,10 +15,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn main() {
-    let arg = std::env::args().nth(1).unwrap_or_default();
+    let arg = std::env::args().filter(|a| a != "--bench").nth(1).unwrap_or_default();
     let rounds: usize = arg.parse().unwrap_or(7);
     let only = if arg.parse::<usize>().is_err() && !arg.is_empty() { Some(arg) } else { None };
-    let only_iters: Option<usize> = std::env::args().nth(2).and_then(|a| a.parse().ok());
+    let only_iters: Option<usize> = std::env::args().filter(|a| a != "--bench").nth(2).and_then(|a| a.parse().ok());
     let key = PrivateKey::generate().unwrap();
     let pk = key.public_key().clone();
     let ppk = pk.prepare();

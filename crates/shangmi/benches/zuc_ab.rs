@@ -2,7 +2,7 @@
 //! (variable time, as GmSSL and most C implementations do it) as a yardstick
 //! for this machine: many short alternating rounds, minimum time each (the
 //! least disturbed run on a shared machine).
-//! `cargo run --release -p shangmi --example zuc_ab`
+//! `cargo bench -p shangmi --bench zuc_ab`
 
 use std::time::Instant;
 

@@ -5,7 +5,7 @@
 use shangmi::sm4::{self, Gcm, Sm4};
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().filter(|a| a != "--bench").skip(1);
     let what = args.next().unwrap_or_else(|| "ecb".into());
     let mib: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(256);
     let c = Sm4::new(&[0x2b; 16]);

@@ -1,6 +1,6 @@
 //! SM4 throughput per backend and mode on 1 MiB (a rough guide; the
 //! benchmark that counts is `shangmi bench sm4`, which compares with OpenSSL
-//! in the same process). Run: `cargo run --release --example sm4_throughput`.
+//! in the same process). Run: `cargo bench -p shangmi --bench sm4_throughput`.
 //! With the argument `ab [ROUNDS]`: every backend's ECB, CTR and GCM on
 //! 1 MiB in alternating rounds after a warm-up (the order rotates each
 //! round), min and median per backend: the same-process A/B for a shared
@@ -73,7 +73,7 @@ fn getrandom_key(key: &mut [u8; 16]) {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().filter(|a| a != "--bench").skip(1);
     if args.next().as_deref() == Some("ab") {
         ab(args.next().and_then(|s| s.parse().ok()).unwrap_or(30));
         return;

@@ -1,5 +1,5 @@
 //! One SM2 operation N times, for instruction counts and A/B timings between
-//! two builds of this example (sm2-field work):
+//! two builds of this program:
 //!
 //! `sm2_ops OP N` runs OP N times after an untimed warm-up (G table, keys),
 //! and prints the time per operation. OP is one of sign, verify,
@@ -8,9 +8,11 @@
 //! `test-hooks`) times chained field and point primitives:
 //!
 //! ```text
-//! cargo build --release -p shangmi --features ctime --example sm2_ops
+//! cargo bench -p shangmi --features ctime --bench sm2_ops -- sign 100
+//! # the line "Running benches/sm2_ops.rs (target/release/deps/sm2_ops-HASH)"
+//! # names the executable:
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-//!     target/release/examples/sm2_ops sign 100
+//!     target/release/deps/sm2_ops-HASH sign 100
 //! ```
 //! (valgrind's CPUID hides ADX: `ctime` builds take it from /proc/cpuinfo;
 //! `SHANGMI_CPU_DISABLE=adx` picks the portable path.)
@@ -19,7 +21,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().filter(|a| a != "--bench").skip(1);
     let op = args.next().unwrap_or_else(|| "none".into());
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let d = [0x3au8; 32];
