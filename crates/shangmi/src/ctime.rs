@@ -1,5 +1,5 @@
-//! Hooks for the valgrind constant-time checks (`scripts/ctime.sh` for SM2,
-//! `tests/sm4_ctgrind.rs`, `examples/zuc_ctgrind.rs`).
+//! Hooks for the valgrind constant-time check (`tests/ctgrind.rs`, built
+//! with the `ctime` feature).
 //!
 //! The check marks secrets "undefined" for memcheck, so any branch or memory
 //! address computed from them is reported. Values that are legitimately made

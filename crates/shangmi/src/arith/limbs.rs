@@ -11,7 +11,7 @@ pub type Limbs = [u64; 4];
 
 /// All-ones if `bit` is 1, zero if 0, hidden from the optimiser: without the
 /// barrier LLVM proves the mask is 0 or −1 and may turn the masked select
-/// into a conditional branch on secret data (scripts/ctime.sh caught exactly
+/// into a conditional branch on secret data (the valgrind check caught exactly
 /// that in final_sub/add_mod).
 #[inline(always)]
 pub fn mask_from_bit(bit: u64) -> u64 {

@@ -223,7 +223,7 @@ pub fn invert(x: &Limbs, m: &Limbs, mi: &ModInfo) -> Limbs {
 fn finish(d: &S62, f: &S62, m: &Limbs) -> Limbs {
     // The masks go through mask_from_bit's optimisation barrier: knowing
     // a mask is 0 or −1, LLVM otherwise turns the masked addition into a
-    // branch (scripts/ctime.sh caught that here).
+    // branch (the valgrind check caught that here).
     let dw = to_words(d);
     let neg = |w: &[u64; 5]| super::mask_from_bit(w[4] >> 63);
     let dw = add_masked(&dw, m, neg(&dw));

@@ -9,7 +9,7 @@
 //! loads), AVX2 (a vector compare makes each entry's mask in a
 //! register, then and/or) and portable (and/or on words with masks made
 //! first). The choice follows the [`crate::cpu`] tokens, once per process.
-//! Valgrind cannot run AVX-512, so scripts/ctime.sh checks the AVX2 and
+//! Valgrind cannot run AVX-512, so tests/ctgrind.rs checks the AVX2 and
 //! portable scans, which have the same data flow with and/or in place of
 //! the masked moves. The ymm (not zmm) width is deliberate: 512-bit
 //! instructions lower the clock on some Intel parts, slowing the scalar

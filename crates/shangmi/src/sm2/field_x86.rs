@@ -203,7 +203,7 @@ pub(crate) mod adx {
 /// Addition, subtraction and halving mod p in x86-64 assembly (base
 /// instruction set only). Every selection is a CMOV or a mask from SBB/NEG,
 /// so there is no branch and no value-dependent address: constant time by
-/// construction (and checked by scripts/ctime.sh). The first operand and
+/// construction (and checked by tests/ctgrind.rs). The first operand and
 /// the result stay in registers; the second operand is read from memory.
 pub(crate) mod addsub {
     use super::P_WORDS;

@@ -11,9 +11,9 @@
 //! verification also uses a process-wide table of 256 odd multiples of G
 //! (16,384 bytes, built on the first verification).
 //!
-//! Constant time: `scripts/ctime.sh` runs `examples/sm2_ctime.rs` under
-//! valgrind with every secret marked undefined; it fails on any
-//! secret-dependent branch or memory index.
+//! Constant time: `tests/ctgrind.rs` runs signing, decryption and key
+//! exchange under valgrind with every secret marked undefined; it fails on
+//! any secret-dependent branch or memory index.
 //!
 //! Nonces: a signature's k = SM3(d ‖ DOMAIN ‖ seed ‖ e ‖ tag ‖ 1), rejection
 //! sampled into [1, n−1], with a fresh 16-byte `seed` of OS randomness each

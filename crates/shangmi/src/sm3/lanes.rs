@@ -5,7 +5,7 @@
 //! XORs and the FF/GG selections), and 16 lanes in zmm registers.
 //!
 //! Every load address is a public block position and no branch depends on
-//! the data. Valgrind cannot execute AVX-512, so `tests/sm3_ctgrind.rs`
+//! the data. Valgrind cannot execute AVX-512, so `tests/ctgrind.rs`
 //! checks only the AVX2 instantiation; the other two run the same generic
 //! code with other instructions.
 

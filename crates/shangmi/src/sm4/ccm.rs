@@ -130,7 +130,7 @@ impl Ccm {
         for (a, b) in t.iter_mut().zip(s0.iter()) {
             *a ^= b;
         }
-        let ok = bool::from(t[..self.tag_len].ct_eq(tag));
+        let ok = crate::ctime::public_bool(t[..self.tag_len].ct_eq(tag));
         t.zeroize();
         s0.zeroize();
         if ok {

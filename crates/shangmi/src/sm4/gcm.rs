@@ -140,7 +140,7 @@ impl Gcm {
         // Authenticate first, then decrypt: no plaintext exists unless the tag is right.
         st.absorb_ciphertext(buf)?;
         let full = st.tag();
-        if !bool::from(full[..self.tag_len].ct_eq(tag)) {
+        if !crate::ctime::public_bool(full[..self.tag_len].ct_eq(tag)) {
             return Err(Error::InvalidTag);
         }
         st.keystream(buf);
@@ -353,7 +353,7 @@ impl GcmDecryptor {
     pub fn finalize(mut self, tag: &[u8]) -> Result<()> {
         let n = self.0.tag_len;
         let full = self.0.tag();
-        if tag.len() == n && bool::from(full[..n].ct_eq(tag)) {
+        if tag.len() == n && crate::ctime::public_bool(full[..n].ct_eq(tag)) {
             Ok(())
         } else {
             Err(Error::InvalidTag)
