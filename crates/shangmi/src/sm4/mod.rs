@@ -23,38 +23,29 @@
 //! CBC/CTR contexts), [`gcm`] and [`ccm`]; [`Stream`] is the one streaming
 //! context over CBC, CTR and GCM with its finalize-once state machine.
 
-#[cfg(target_arch = "x86_64")]
-mod aesni;
-mod bitsliced;
-pub mod ccm;
+mod block;
 #[cfg(test)]
 mod diff_tests;
-pub mod gcm;
 mod ghash;
-mod many;
 pub mod modes;
-mod portable;
-mod sbox;
+
+use block::portable;
 #[cfg(target_arch = "x86_64")]
-mod simd;
-mod stream;
-mod tower;
-#[cfg(target_arch = "x86_64")]
-mod x86;
+use block::x86::{self, aesni};
 
 use std::sync::OnceLock;
 use zeroize::Zeroize;
 
-pub use ccm::Ccm;
-pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
-pub use many::{cbc_decrypt_many, cbc_encrypt_many};
+pub use modes::ccm::{self, Ccm};
+pub use modes::gcm::{self, Gcm, GcmDecryptor, GcmEncryptor};
+pub use modes::many::{cbc_decrypt_many, cbc_encrypt_many};
+pub use modes::stream::{block16, Stream};
 pub use modes::{
     cbc_decrypt_expanded, cbc_decrypt_into, cbc_encrypt_expanded, cbc_encrypt_into, cfb_decrypt_in_place,
     cfb_encrypt_in_place, ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into,
     ecb_encrypt, ecb_encrypt_into, encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts,
     XtsStandard,
 };
-pub use stream::{block16, Stream};
 
 use crate::{Error, Result};
 

@@ -23,6 +23,7 @@
 
 use core::arch::x86_64::*;
 
+use super::consts::{BSWAP32, INV_SHIFT_ROWS};
 use super::sbox::{POST_TABLES, PRE_TABLES};
 
 /// Whether the CPU has what this backend needs.
@@ -30,24 +31,6 @@ pub(crate) fn supported() -> bool {
     use crate::cpu::Token;
     crate::cpu::AesAvx512::get().is_some()
 }
-
-/// `pshufb` index that undoes AES ShiftRows: with ShiftRows
-/// `out[r + 4c] = in[r + 4((c + r) % 4)]`, the result byte p must be taken
-/// from position sigma^-1(p).
-pub(super) const INV_SHIFT_ROWS: [u8; 16] = {
-    let mut inv = [0u8; 16];
-    let mut p = 0;
-    while p < 16 {
-        let (r, c) = (p % 4, p / 4);
-        let sigma = r + 4 * ((c + r) % 4);
-        inv[sigma] = p as u8;
-        p += 1;
-    }
-    inv
-};
-
-/// Byte-swaps every 32-bit word (SM4 words are big-endian).
-pub(super) const BSWAP32: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
 
 #[derive(Clone, Copy)]
 struct K512 {

@@ -38,8 +38,8 @@
 
 use core::arch::x86_64::*;
 
+use super::sbox::{aes_post, aes_pre, lin, lin_inv, nibble_tables, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q};
 use crate::cpu;
-use crate::sm4::sbox::{aes_post, aes_pre, lin, lin_inv, nibble_tables, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q};
 
 /// Byte-wise parts of `lin ∘ L ∘ post` (module comment): g0 for the
 /// unrotated word, g1 for R8 and R16, g3 for R24.

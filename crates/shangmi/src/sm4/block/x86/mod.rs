@@ -17,37 +17,18 @@
 
 use core::arch::x86_64::*;
 
-use super::aesni::{BSWAP32, INV_SHIFT_ROWS};
-use super::sbox::{
-    aes_pre, GFNI_POST, GFNI_PRE, GFNI_PRE_C, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q, POST_TABLES, PRE_TABLES, SM4_C,
-};
+pub(crate) mod aesni;
+mod consts;
+mod sbox;
+mod serial;
+mod xmm;
+mod ymm;
+
+use self::consts::*;
+use self::sbox::{aes_pre, GFNI_POST, GFNI_PRE, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q, POST_TABLES, PRE_TABLES};
 use super::simd::{self, Engine, With};
-use super::Backend;
 use crate::cpu::{self, Token};
-
-const PRE_C: i32 = GFNI_PRE_C as i32;
-const POST_C: i32 = SM4_C as i32;
-
-/// `pshufb` index: `ISR` then a left rotation of every 32-bit lane by `8·r`.
-const fn isr_rol(isr: bool, r: usize) -> [u8; 16] {
-    let mut out = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        // Rotating a little-endian lane left by 8r bytes takes byte k from k - r.
-        let from = (i & !3) + ((i & 3) + 4 - r) % 4;
-        out[i] = if isr { INV_SHIFT_ROWS[from] } else { from as u8 };
-        i += 1;
-    }
-    out
-}
-
-const ROL0: [u8; 16] = isr_rol(false, 0);
-const ROL8: [u8; 16] = isr_rol(false, 1);
-const ROL16: [u8; 16] = isr_rol(false, 2);
-const ROL24: [u8; 16] = isr_rol(false, 3);
-const ISR8: [u8; 16] = isr_rol(true, 1);
-const ISR16: [u8; 16] = isr_rol(true, 2);
-const ISR24: [u8; 16] = isr_rol(true, 3);
+use crate::sm4::Backend;
 
 pub(super) fn table(t: &[u8; 16]) -> __m128i {
     // SAFETY: 16 readable bytes; SSE2 is baseline on x86-64.
@@ -310,17 +291,10 @@ pub(super) struct Rot<V> {
     r24: V,
 }
 
-#[path = "x86_ymm.rs"]
-mod ymm;
 use ymm::{AesY, GfniY, VaesY};
 
 // ---------------------------------------------------------------- 128-bit
 
-#[path = "x86_xmm.rs"]
-mod xmm;
-
-#[path = "x86_serial.rs"]
-mod serial;
 use xmm::{one_aes, one_gfni, one_gfni_vl, AesX};
 
 // ---------------------------------------------------------------- dispatch
@@ -384,7 +358,7 @@ entry!(aes256, "aes,ssse3,avx,avx2", cpu::AesAvx2, AesY, 2);
 entry!(aes128, "aes,ssse3,sse4.1", cpu::AesSse, AesX, 2);
 
 /// Whether `b` is one of this module's backends and its token exists.
-pub(super) fn supported(b: Backend) -> bool {
+pub(crate) fn supported(b: Backend) -> bool {
     match b {
         Backend::GfniAvx512 => cpu::GfniAvx512::get().is_some(),
         Backend::VaesAvx512 => cpu::VaesAvx512::get().is_some(),
@@ -399,7 +373,7 @@ pub(super) fn supported(b: Backend) -> bool {
 /// Encrypts (or decrypts, with reversed keys) whole blocks from `src` (or in
 /// place) into `dst` on backend `b`; false if `b` is not one of this
 /// module's (then nothing was done).
-pub(super) fn crypt_blocks(b: Backend, rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) -> bool {
+pub(crate) fn crypt_blocks(b: Backend, rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) -> bool {
     // SAFETY (every arm): the token proves the entry point's features.
     match b {
         Backend::GfniAvx512 => cpu::GfniAvx512::get().map(|t| unsafe { gfni512::crypt(t, rk, src, dst) }),
@@ -415,7 +389,7 @@ pub(super) fn crypt_blocks(b: Backend, rk: &[u32; 32], src: Option<&[u8]>, dst: 
 
 /// CTR over the whole multi-group steps of `dst` (see [`simd::ctr32`]);
 /// returns the bytes done (0 for a backend not in this module).
-pub(super) fn ctr32(b: Backend, rk: &[u32; 32], p: [u32; 3], c: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
+pub(crate) fn ctr32(b: Backend, rk: &[u32; 32], p: [u32; 3], c: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
     // SAFETY (every arm): the token proves the entry point's features.
     match b {
         Backend::GfniAvx512 => cpu::GfniAvx512::get().map(|t| unsafe { gfni512::ctr32(t, rk, p, c, src, dst) }),
@@ -431,7 +405,7 @@ pub(super) fn ctr32(b: Backend, rk: &[u32; 32], p: [u32; 3], c: u32, src: Option
 
 /// One block through the latency path of backend `b`; false if `b` is not
 /// one of this module's.
-pub(super) fn one(b: Backend, rk: &[u32; 32], block: &mut [u8; 16]) -> bool {
+pub(crate) fn one(b: Backend, rk: &[u32; 32], block: &mut [u8; 16]) -> bool {
     let w = simd::words(block);
     // SAFETY (every arm): the token proves the entry point's features.
     let out = match b {
@@ -453,7 +427,7 @@ pub(super) fn one(b: Backend, rk: &[u32; 32], block: &mut [u8; 16]) -> bool {
 
 /// CBC encryption of whole blocks in place on backend `b`'s latency path;
 /// false if `b` is not one of this module's.
-pub(super) fn cbc_encrypt(b: Backend, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> bool {
+pub(crate) fn cbc_encrypt(b: Backend, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) -> bool {
     // SAFETY (every arm): the token proves the entry point's features.
     match b {
         Backend::GfniAvx512 => cpu::GfniAvx512::get().map(|t| unsafe { serial::cbc_encrypt_gfni_vl(t, rk, iv, data) }),
@@ -469,7 +443,7 @@ pub(super) fn cbc_encrypt(b: Backend, rk: &[u32; 32], iv: &mut [u8; 16], data: &
 
 /// Messages one step of [`cbc_lanes`] takes on backend `b` with one group
 /// (0 if `b` is not one of this module's or its token is absent).
-pub(super) fn cbc_lanes_width(b: Backend) -> usize {
+pub(crate) fn cbc_lanes_width(b: Backend) -> usize {
     if supported(b) {
         match b {
             Backend::GfniAvx512 => gfni512::LANES,
@@ -488,7 +462,7 @@ pub(super) fn cbc_lanes_width(b: Backend) -> usize {
 /// CBC encryption of `bufs.len()` messages side by side on backend `b`
 /// (see [`simd::cbc_lanes`]; `bufs.len()` must be 1, 2 or 4 times
 /// [`cbc_lanes_width`]); false if `b` is not one of this module's.
-pub(super) fn cbc_lanes(
+pub(crate) fn cbc_lanes(
     b: Backend,
     rk: &[u32; 32],
     chains: &mut [[u8; 16]],

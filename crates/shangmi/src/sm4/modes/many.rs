@@ -11,8 +11,8 @@
 
 use zeroize::Zeroize;
 
-use super::modes::{self, cbc_decrypt_expanded};
-use super::{Sm4, BLOCK_SIZE};
+use super::{self as modes, cbc_decrypt_expanded};
+use crate::sm4::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
 
 /// Messages in flight: the 64 blocks the widest backend keeps in flight.
@@ -148,8 +148,8 @@ pub fn cbc_decrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
 
 #[cfg(test)]
 mod tests {
-    use super::super::{cbc_encrypt_expanded, Backend};
     use super::*;
+    use crate::sm4::{cbc_encrypt_expanded, Backend};
 
     #[test]
     fn many_equals_one_by_one_on_every_backend() {
