@@ -9,9 +9,9 @@
 //!
 //! Valgrind (3.19) executes AES-NI, PCLMULQDQ, SSE and AVX2 but not GFNI,
 //! VAES or AVX-512, and its CPUID hides those, so under it the masks reach
-//! aesni-avx2 (with PCLMULQDQ GHASH), aesni-sse and portable (with the
-//! portable GHASH). The GFNI, VAES and AVX-512 engines share the kernels
-//! checked here (`sm4/simd.rs`: memory indexed only by public lengths) and
+//! aesni-256 (with pclmul-128 GHASH), aesni-128 and portable-64 (with the
+//! portable-64 GHASH). The GFNI, VAES and AVX-512 engines share the kernels
+//! checked here (`sm4/block/simd.rs`: memory indexed only by public lengths) and
 //! differ only in the S-box and L instructions, which are register-only
 //! (`gf2p8affine*`, `aesenclast`, `pshufb` with data as the shuffle index,
 //! `vprold`, `vpternlogd`): no secret-dependent branch or address.

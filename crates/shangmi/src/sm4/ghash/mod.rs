@@ -1,77 +1,95 @@
 //! GHASH (the universal hash of GCM, NIST SP 800-38D).
 //!
-//! Three implementations, chosen by [`Kind::best`] through [`crate::cpu`]
-//! independently of the SM4 backend:
-//! - portable, constant time: 64x64 carry-less products from integer
-//!   multiplications of bit-sparse operands (one bit in four, so carries
-//!   never reach a bit that is kept), Karatsuba, and the high halves from
-//!   the bit-reversed operands (BearSSL's `ghash_ctmul64` construction);
-//!   four blocks times H^4..H^1 per reduction. No branch or table depends
-//!   on H or the data.
-//! - PCLMULQDQ: eight blocks times H^8..H^1, one reduction per eight.
-//! - VPCLMULQDQ on 256-bit registers (AVX2, no AVX-512): sixteen blocks
-//!   times H^16..H^1 (two per register), one reduction per sixteen.
-//! - VPCLMULQDQ on 512-bit registers: sixteen blocks times H^16..H^1 (four
-//!   per register), one reduction per sixteen.
+//! [`Kernel`] is chosen once, through [`crate::cpu`] and independently of
+//! the SM4 backend, and stored in the [`Ghash`] state (so in the `Gcm`
+//! key); each variant holds the tokens that prove its features:
+//! - `portable-64` ([`portable`]), constant time: 64x64 carry-less products
+//!   from integer multiplications of bit-sparse operands, Karatsuba, four
+//!   blocks times H^4..H^1 per reduction. No branch or table depends on H
+//!   or the data.
+//! - `pclmul-128`: PCLMULQDQ, eight blocks times H^8..H^1 per reduction.
+//! - `vpclmul-256`: VPCLMULQDQ on 256-bit registers (AVX2), sixteen blocks
+//!   times H^16..H^1 (two per register) per reduction.
+//! - `vpclmul-512`: VPCLMULQDQ on 512-bit registers, sixteen blocks (four
+//!   per register) per reduction.
 //!
 //! The carry-less paths are constant time too: `pclmulqdq`/`vpclmulqdq`
 //! have data-independent latency, and memory is indexed only by public
 //! lengths.
 
-use crate::cpu::{self, Token};
-
-/// A GHASH implementation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Integer multiplications only (constant time).
-    Portable,
-    /// PCLMULQDQ on 128-bit registers.
-    Clmul,
-    /// VPCLMULQDQ on 256-bit registers.
-    VclmulY,
-    /// VPCLMULQDQ on 512-bit registers.
-    Vclmul,
-}
-
-impl Kind {
-    /// The fastest kind the CPU allows.
-    pub(crate) fn best() -> Kind {
-        *Kind::available().last().unwrap_or(&Kind::Portable)
-    }
-
-    /// Every kind the CPU allows, slowest first.
-    pub(crate) fn available() -> Vec<Kind> {
-        let mut v = vec![Kind::Portable];
-        if cpu::Clmul::get().is_some() {
-            v.push(Kind::Clmul);
-        }
-        if cpu::ClmulAvx2::get().is_some() {
-            v.push(Kind::VclmulY);
-        }
-        if cpu::VaesAvx512::get().is_some() {
-            v.push(Kind::Vclmul);
-        }
-        v
-    }
-}
-
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+use std::sync::OnceLock;
+
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::{self, Token};
 use portable::{gf_mul, update_portable, Multiplier, PORTABLE_AGG};
+
+/// A GHASH kernel with the proof that this CPU runs it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    /// VPCLMULQDQ on 512-bit registers (whole 16-block steps), PCLMULQDQ
+    /// for the rest.
+    #[cfg(target_arch = "x86_64")]
+    Vpclmul512(cpu::VaesAvx512, cpu::Clmul),
+    /// VPCLMULQDQ on 256-bit registers (whole 16-block steps), PCLMULQDQ
+    /// for the rest.
+    #[cfg(target_arch = "x86_64")]
+    Vpclmul256(cpu::ClmulAvx2, cpu::Clmul),
+    /// PCLMULQDQ on 128-bit registers.
+    #[cfg(target_arch = "x86_64")]
+    Pclmul128(cpu::Clmul),
+    /// Integer multiplications only (constant time).
+    Portable,
+}
+
+impl Kernel {
+    /// The fastest kernel the CPU allows, chosen once per process.
+    pub(crate) fn best() -> Kernel {
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| *Kernel::available().last().unwrap_or(&Kernel::Portable))
+    }
+
+    /// Every kernel the CPU allows, slowest first.
+    pub(crate) fn available() -> Vec<Kernel> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        let mut v = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            // The wider kernels' tokens prove PCLMULQDQ too, so the
+            // `Clmul` token exists whenever they do.
+            let clmul = cpu::Clmul::get();
+            v.extend(clmul.map(Kernel::Pclmul128));
+            v.extend(cpu::ClmulAvx2::get().zip(clmul).map(|(t, c)| Kernel::Vpclmul256(t, c)));
+            v.extend(cpu::VaesAvx512::get().zip(clmul).map(|(t, c)| Kernel::Vpclmul512(t, c)));
+        }
+        v
+    }
+
+    /// The name, `<engine>-<width>`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vpclmul512(..) => "vpclmul-512",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vpclmul256(..) => "vpclmul-256",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Pclmul128(_) => "pclmul-128",
+            Kernel::Portable => "portable-64",
+        }
+    }
+}
 
 /// Hash key and running state.
 #[derive(Clone)]
 pub(crate) struct Ghash {
     acc: u128,
-    /// Only the x86-64 carry-less paths branch on it; elsewhere every kind
-    /// is the portable one.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    kind: Kind,
-    /// H^1..H^4 prepared for the portable path.
+    kernel: Kernel,
+    /// H^1..H^4 prepared for the portable kernel.
     pows: [Multiplier; PORTABLE_AGG],
-    /// H^1..H^16 in the byte-reversed layout of the carry-less code.
+    /// H^1..H^16 in the byte-reversed layout of the carry-less kernels.
     powers: [[u8; 16]; 16],
 }
 
@@ -86,20 +104,18 @@ impl Drop for Ghash {
 }
 
 impl Ghash {
-    /// GHASH with key `h` on the fastest implementation this CPU allows.
+    /// GHASH with key `h` on the fastest kernel this CPU allows.
     pub(crate) fn new(h: &[u8; 16]) -> Ghash {
-        Ghash::with_kind(h, Kind::best())
+        Ghash::with_kernel(h, Kernel::best())
     }
 
-    /// GHASH on an explicit implementation (tests compare them); `kind`
-    /// must be in [`Kind::available`], else the portable one is used.
-    pub(crate) fn with_kind(h: &[u8; 16], kind: Kind) -> Ghash {
-        let kind = if Kind::available().contains(&kind) { kind } else { Kind::Portable };
+    /// GHASH on an explicit kernel (tests compare them).
+    pub(crate) fn with_kernel(h: &[u8; 16], kernel: Kernel) -> Ghash {
         let hv = u128::from_be_bytes(*h);
         let mut powers = [[0u8; 16]; 16];
         let mut pows = [Multiplier::default(); PORTABLE_AGG];
         let mut acc = hv;
-        if kind == Kind::Portable {
+        if let Kernel::Portable = kernel {
             for p in pows.iter_mut() {
                 *p = Multiplier::new(acc);
                 acc = gf_mul(acc, hv);
@@ -111,7 +127,7 @@ impl Ghash {
             }
         }
         zeroize::Zeroize::zeroize(&mut acc);
-        Ghash { acc: 0, kind, pows, powers }
+        Ghash { acc: 0, kernel, pows, powers }
     }
 
     /// Absorbs `data`, zero-padding a final partial block.
@@ -128,40 +144,22 @@ impl Ghash {
     /// Absorbs whole 16-byte blocks.
     pub(crate) fn update_blocks(&mut self, data: &[u8]) {
         debug_assert!(data.len().is_multiple_of(16));
-        #[cfg(target_arch = "x86_64")]
-        let data = self.update_clmul(data);
-        self.acc = update_portable(self.acc, &self.pows, data);
-    }
-
-    /// Absorbs what the carry-less kinds take of `data` (all of it, unless
-    /// this is the portable kind or a VPCLMULQDQ kind leaves a tail shorter
-    /// than 16 blocks and PCLMULQDQ is masked) and returns the rest.
-    #[cfg(target_arch = "x86_64")]
-    fn update_clmul<'a>(&mut self, mut data: &'a [u8]) -> &'a [u8] {
-        if self.kind == Kind::Vclmul {
-            if let Some(t) = cpu::VaesAvx512::get() {
+        let (acc, powers) = (self.acc, &self.powers);
+        self.acc = match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vpclmul512(t, c) => {
                 let n = data.len() - data.len() % 256;
-                // SAFETY: the token proves VPCLMULQDQ and AVX-512F/BW.
-                self.acc = unsafe { x86::update16(t, self.acc, &self.powers, &data[..n]) };
-                data = &data[n..];
+                x86::update(c, x86::update16(t, acc, powers, &data[..n]), powers, &data[n..])
             }
-        }
-        if self.kind == Kind::VclmulY {
-            if let Some(t) = cpu::ClmulAvx2::get() {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vpclmul256(t, c) => {
                 let n = data.len() - data.len() % 256;
-                // SAFETY: the token proves VPCLMULQDQ and AVX2.
-                self.acc = unsafe { x86::update16y(t, self.acc, &self.powers, &data[..n]) };
-                data = &data[n..];
+                x86::update(c, x86::update16y(t, acc, powers, &data[..n]), powers, &data[n..])
             }
-        }
-        if self.kind != Kind::Portable {
-            if let Some(t) = cpu::Clmul::get() {
-                // SAFETY: the token proves PCLMULQDQ and SSSE3.
-                self.acc = unsafe { x86::update(t, self.acc, &self.powers, data) };
-                return &[];
-            }
-        }
-        data
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Pclmul128(c) => x86::update(c, acc, powers, data),
+            Kernel::Portable => update_portable(acc, &self.pows, data),
+        };
     }
 
     /// The hash so far.
@@ -204,7 +202,7 @@ mod tests {
             let want = data
                 .chunks_exact(16)
                 .fold(0u128, |acc, b| gf_mul_serial(acc ^ u128::from_be_bytes(b.try_into().unwrap()), hv));
-            let mut g = Ghash::with_kind(&h, Kind::Portable);
+            let mut g = Ghash::with_kernel(&h, Kernel::Portable);
             g.update_blocks(&data);
             assert_eq!(g.value(), want.to_be_bytes(), "{blocks} blocks");
         }
@@ -224,15 +222,15 @@ mod tests {
     }
 
     #[test]
-    fn every_kind_matches_portable() {
+    fn every_kernel_matches_portable() {
         let mut next = rng(0x9e37_79b9_7f4a_7c15);
         let h: [u8; 16] = core::array::from_fn(|_| next());
         let data: Vec<u8> = (0..16 * 75).map(|_| next()).collect();
-        let mut p = Ghash::with_kind(&h, Kind::Portable);
+        let mut p = Ghash::with_kernel(&h, Kernel::Portable);
         p.update_blocks(&data);
-        for k in Kind::available() {
+        for k in Kernel::available() {
             for split in [0, 16, 48, 64, 80, 128, 144, 176, 256, 272, 432, 528, 1200] {
-                let mut g = Ghash::with_kind(&h, k);
+                let mut g = Ghash::with_kernel(&h, k);
                 g.update_blocks(&data[..split]);
                 g.update_blocks(&data[split..]);
                 assert_eq!(g.value(), p.value(), "{k:?} split {split}");

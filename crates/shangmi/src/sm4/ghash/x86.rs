@@ -92,9 +92,8 @@ fn update_impl(acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
     u128::from_le_bytes(out)
 }
 
-/// # Safety
-/// Sound for any arguments: the token proves PCLMULQDQ and SSSE3.
-pub(super) unsafe fn update(_t: cpu::Clmul, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+/// Absorbs whole blocks of `data`.
+pub(super) fn update(_t: cpu::Clmul, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
     // SAFETY: the token proves the target features.
     unsafe { update_impl(acc, powers, data) }
 }
@@ -144,10 +143,7 @@ fn update16y_impl(acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
 }
 
 /// Absorbs whole 256-byte steps of `data`.
-///
-/// # Safety
-/// Sound for any arguments: the token proves VPCLMULQDQ and AVX2.
-pub(super) unsafe fn update16y(_t: cpu::ClmulAvx2, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+pub(super) fn update16y(_t: cpu::ClmulAvx2, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
     // SAFETY: the token proves the target features.
     unsafe { update16y_impl(acc, powers, data) }
 }
@@ -209,10 +205,7 @@ fn update16_impl(acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
 }
 
 /// Absorbs whole 256-byte steps of `data`.
-///
-/// # Safety
-/// Sound for any arguments: the token proves VPCLMULQDQ and AVX-512.
-pub(super) unsafe fn update16(_t: cpu::VaesAvx512, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
+pub(super) fn update16(_t: cpu::VaesAvx512, acc: u128, powers: &[[u8; 16]; 16], data: &[u8]) -> u128 {
     // SAFETY: the token proves the target features.
     unsafe { update16_impl(acc, powers, data) }
 }

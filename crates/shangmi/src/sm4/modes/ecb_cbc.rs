@@ -3,7 +3,6 @@
 
 use zeroize::Zeroize;
 
-use super::consts::CHUNK;
 use super::padding::{check_ciphertext, not_whole_blocks, pad, padding_len, unpad};
 use super::xor_in;
 use crate::sm4::{Sm4, BLOCK_SIZE};
@@ -43,22 +42,7 @@ pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
 /// CBC decryption in place over whole blocks; `iv` becomes the last
 /// ciphertext block. Parallel: decrypt a batch, then xor the previous blocks.
 pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
-    let done = c.cbc_decrypt_fused(iv, None, data);
-    let data = &mut data[done..];
-    if data.is_empty() {
-        return;
-    }
-    let mut saved = [0u8; CHUNK];
-    for chunk in data.chunks_mut(CHUNK) {
-        let n = chunk.len() - chunk.len() % BLOCK_SIZE;
-        let chunk = &mut chunk[..n];
-        saved[..n].copy_from_slice(chunk);
-        c.decrypt_blocks(chunk);
-        xor_in(&mut chunk[..BLOCK_SIZE], iv);
-        xor_in(&mut chunk[BLOCK_SIZE..], &saved[..n - BLOCK_SIZE]);
-        iv.copy_from_slice(&saved[n - BLOCK_SIZE..n]);
-    }
-    saved.zeroize();
+    c.cbc_decrypt(iv, None, data);
 }
 
 /// CBC encryption with an expanded key.
@@ -177,11 +161,8 @@ pub fn cbc_decrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> 
     }
     let whole = out.len() - out.len() % BLOCK_SIZE;
     let mut chain = *iv;
-    // The fused kernel reads the ciphertext directly; the rest goes through
-    // the in-place path on a copy.
-    let done = c.cbc_decrypt_fused(&mut chain, Some(&data[..whole]), &mut out[..whole]);
-    out[done..whole].copy_from_slice(&data[done..whole]);
-    cbc_decrypt_blocks(c, &mut chain, &mut out[done..whole]);
+    // A fused kernel reads the ciphertext directly.
+    c.cbc_decrypt(&mut chain, Some(&data[..whole]), &mut out[..whole]);
     if whole < out.len() {
         let mut last = [0u8; 16];
         last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);

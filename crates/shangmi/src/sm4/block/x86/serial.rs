@@ -310,7 +310,7 @@ pub(super) fn cbc_encrypt_sse(_t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16]
 
 /// [`cbc_encrypt_sse`] with VEX encoding (three-operand forms, fewer moves).
 #[target_feature(enable = "aes,ssse3,sse4.1,avx,avx2")]
-pub(super) fn cbc_encrypt_avx(_t: cpu::AesAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+pub(super) fn cbc_encrypt_avx<T: super::AesAvxToken>(_t: T, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves AES-NI, SSSE3, SSE4.1 and AVX.
     unsafe { cbc_body(aes_maps(), rk, iv, data) }
 }
