@@ -19,6 +19,7 @@ pub(crate) mod x86;
 use zeroize::Zeroize;
 
 use super::{Backend, BLOCK_SIZE};
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::{self, Token};
 #[cfg(target_arch = "x86_64")]
 use x86::aesni;

@@ -80,6 +80,14 @@ impl Kernel {
             Kernel::Portable => "portable-64",
         }
     }
+
+    fn is_portable(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vpclmul512(..) | Kernel::Vpclmul256(..) | Kernel::Pclmul128(_) => false,
+            Kernel::Portable => true,
+        }
+    }
 }
 
 /// Hash key and running state.
@@ -115,7 +123,7 @@ impl Ghash {
         let mut powers = [[0u8; 16]; 16];
         let mut pows = [Multiplier::default(); PORTABLE_AGG];
         let mut acc = hv;
-        if let Kernel::Portable = kernel {
+        if kernel.is_portable() {
             for p in pows.iter_mut() {
                 *p = Multiplier::new(acc);
                 acc = gf_mul(acc, hv);
@@ -144,7 +152,9 @@ impl Ghash {
     /// Absorbs whole 16-byte blocks.
     pub(crate) fn update_blocks(&mut self, data: &[u8]) {
         debug_assert!(data.len().is_multiple_of(16));
-        let (acc, powers) = (self.acc, &self.powers);
+        let acc = self.acc;
+        #[cfg(target_arch = "x86_64")]
+        let powers = &self.powers;
         self.acc = match self.kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Vpclmul512(t, c) => {

@@ -4,15 +4,17 @@
 //! memory lookups:
 //! - GFNI: `gf2p8affineqb` maps x to `phi(A·x + C)` in the AES field and
 //!   `gf2p8affineinvqb` inverts it there and maps back with `A·phi^-1 + C`
-//!   (matrices derived in [`super::sbox`]): two instructions.
+//!   (matrices derived in [`sbox`]): two instructions.
 //! - AES-NI: `pre`/`post` affine maps as `pshufb` nibble lookups in
 //!   registers around `aesenclast` with a zero key; its ShiftRows is undone
 //!   by the same `pshufb` that rotates bytes for L.
 //!
-//! Engines by register width: 512-bit (GFNI, VAES), 256-bit (GFNI; AES-NI
-//! on the two 128-bit halves), 128-bit (AES-NI with SSE; GFNI for single
-//! blocks). CBC encryption's latency path is `x86_serial.rs`. Every engine is built from a
-//! [`crate::cpu`] token, so holding one proves its features: the `unsafe`
+//! Engines by register width: `zmm.rs` (GFNI, VAES), `ymm.rs` (GFNI; VAES;
+//! AES-NI on the two 128-bit halves), `xmm.rs` (AES-NI with SSE; GFNI for
+//! single blocks); AES-NI with AVX-512 keeps its own tuned kernel
+//! (`aesni.rs`). CBC encryption's latency path is `serial.rs`, the S-box
+//! maps onto these instructions `sbox.rs`, the shared `pshufb` indices
+//! `consts.rs`. Every engine is built from a [`crate::cpu`] token, so holding one proves its features: the `unsafe`
 //! blocks below rely on that alone. No branch or address depends on data.
 
 //!

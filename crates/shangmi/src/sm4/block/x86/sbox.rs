@@ -166,7 +166,7 @@ pub(crate) const GFNI_POST: u64 = {
 // (h0 for the unrotated word, h1 for its rotations by 8 and 16 bits, h3 for
 // 24): with `Y = S(x)`, `a = Y << 2` and `b = Y >> 6` per byte,
 // L(Y) = [Y ⊕ a] ⊕ R8[a ⊕ b] ⊕ R16[a ⊕ b] ⊕ R24[Y ⊕ b], and `lin` commutes
-// with byte rotations (x86_serial.rs has the derivation).
+// with byte rotations (serial.rs has the derivation).
 
 /// `pre`'s linear part.
 pub(crate) const fn lin(x: u8) -> u8 {

@@ -4,7 +4,7 @@
 //!
 //! The AES-NI S-box is `post(aesenclast(pre(x)))` with byte-wise affine
 //! maps `pre` and `post` (see `sbox.rs`). The plain one-block round
-//! (`x86_xmm.rs`) computes, in order, `pre` (nibble lookups), `aesenclast`,
+//! (`xmm.rs`) computes, in order, `pre` (nibble lookups), `aesenclast`,
 //! `post` (nibble lookups) and L (rotations), each waiting for the one
 //! before. Here:
 //!
