@@ -38,6 +38,7 @@ pub fn backends() -> Vec<(&'static str, &'static str)> {
         ("sm2-comb", sm2::comb_backend_name()),
         ("sm3", sm3::backend_name()),
         ("sm4", sm4::Backend::selected().name()),
+        ("ghash", sm4::ghash_backend_name()),
         ("zuc", zuc::Backend::auto().name()),
     ]
 }

@@ -1,9 +1,9 @@
 //! Differential tests: every backend this CPU allows (after
-//! `SHANGMI_CPU_DISABLE`) against the portable one, and every GHASH kind
+//! `SHANGMI_CPU_DISABLE`) against the portable one, and every GHASH kernel
 //! against the portable constant-time GHASH, on fresh random keys, data
 //! and lengths (odd tails included). The seed is printed on failure.
 
-use super::ghash::{Ghash, Kind};
+use super::ghash::{Ghash, Kernel as GhashKernel};
 use super::*;
 
 /// xorshift64* from a getrandom seed; returns (seed, generator).
@@ -60,17 +60,17 @@ fn every_backend_matches_portable_on_random_inputs() {
 }
 
 #[test]
-fn every_ghash_kind_matches_portable_on_random_inputs() {
+fn every_ghash_kernel_matches_portable_on_random_inputs() {
     let (seed, mut next) = rng();
     for _ in 0..40 {
         let h: [u8; 16] = bytes(&mut next, 16).try_into().unwrap();
         let blocks = (next() % 90) as usize;
         let data = bytes(&mut next, 16 * blocks);
         let split = 16 * (next() as usize % (blocks + 1));
-        let mut p = Ghash::with_kind(&h, Kind::Portable);
+        let mut p = Ghash::with_kernel(&h, GhashKernel::Portable);
         p.update_blocks(&data);
-        for k in Kind::available() {
-            let mut g = Ghash::with_kind(&h, k);
+        for k in GhashKernel::available() {
+            let mut g = Ghash::with_kernel(&h, k);
             g.update_blocks(&data[..split]);
             g.update_blocks(&data[split..]);
             assert_eq!(g.value(), p.value(), "{k:?} {blocks} blocks split {split} seed {seed:#x}");

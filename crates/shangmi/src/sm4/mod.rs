@@ -1,60 +1,55 @@
 //! SM4 block cipher (GB/T 32907-2016) and its modes of operation.
 //!
-//! [`Sm4`] holds the expanded key and the backend chosen for this CPU
-//! ([`Backend::ALL`], fastest last; [`Backend::selected`] takes the fastest
-//! the [`crate::cpu`] tokens allow, so `SHANGMI_CPU_DISABLE` selects lesser
-//! ones: `gfni` gives VAES, `avx512f` GFNI on AVX2, `avx512f,gfni` VAES on
-//! AVX2, `vaes` on a CPU without AVX-512 or GFNI AES-NI on AVX2,
-//! `avx512f,avx2` AES-NI with SSE, `all` portable):
-//! - GFNI (`gf2p8affineqb` + `gf2p8affineinvqb`) on 512- or 256-bit
-//!   registers, VAES on 512- or 256-bit registers, AES-NI (`aesenclast` between two
-//!   `pshufb` affine maps, see [`sbox`]) on AVX-512, AVX2 or SSE registers:
-//!   word-sliced kernels written once in `simd.rs` over the engines of
-//!   `x86.rs` (the AES-NI/AVX-512 one keeps its own tuned kernel in
-//!   `aesni.rs`).
-//! - `Backend::Portable`: constant time everywhere; runs of blocks are
-//!   bitsliced (`bitsliced.rs`, 64 blocks per call), single blocks and
-//!   serial modes use table-free SWAR arithmetic (`portable.rs`).
+//! [`Sm4`] holds the expanded key and the kernel chosen for this CPU
+//! ([`block::Kernel`], a value holding the [`crate::cpu`] token that proves
+//! its features, built once). Backends are named `<engine>-<width>`
+//! ([`Backend::ALL`], slowest first; [`Backend::selected`] takes the fastest
+//! the tokens allow, so `SHANGMI_CPU_DISABLE` selects lesser ones: `gfni`
+//! gives `vaes-512`, `avx512f` `gfni-256`, `avx512f,gfni` `vaes-256`,
+//! `avx512f,avx2` `aesni-128`, `all` `portable-64`):
+//! - `gfni-512`/`gfni-256`: `gf2p8affineqb` + `gf2p8affineinvqb` on 512- or
+//!   256-bit registers; `vaes-512`/`vaes-256`: VAES `aesenclast` between two
+//!   `pshufb` affine maps (see `block/sbox.rs`); `aesni-256`/`aesni-128`:
+//!   the same with AES-NI on 128-bit lanes. Word-sliced kernels written once
+//!   in `block/simd.rs` over the engines of `block/x86/`.
+//! - `aesni-512`: AES-NI with AVX-512, its own tuned kernel
+//!   (`block/x86/aesni.rs`).
+//! - `portable-64`: constant time on every CPU, 64-bit integer code: runs of
+//!   blocks bitsliced (`block/bitsliced.rs`, 64 blocks per call), single
+//!   blocks and serial modes in table-free SWAR arithmetic
+//!   (`block/portable.rs`).
 //!
-//! GHASH picks its own implementation (VPCLMULQDQ, PCLMULQDQ or constant-
-//! time portable) through the same tokens, whatever the SM4 backend.
+//! GHASH picks its own kernel (`vpclmul-512`, `vpclmul-256`, `pclmul-128`,
+//! `portable-64`, see [`ghash_backend_name`]) through the same tokens,
+//! whatever the SM4 backend; a [`Gcm`] stores both kernels at construction.
 //!
-//! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS and the streaming
-//! CBC/CTR contexts), [`gcm`] and [`ccm`]; [`Stream`] is the one streaming
-//! context over CBC, CTR and GCM with its finalize-once state machine.
+//! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS, GCM, CCM, the
+//! streaming CBC/CTR contexts, CBC over many messages); [`Stream`] is the
+//! one streaming context over CBC, CTR and GCM with its finalize-once state
+//! machine.
 
-#[cfg(target_arch = "x86_64")]
-mod aesni;
-mod bitsliced;
-pub mod ccm;
+mod block;
 #[cfg(test)]
 mod diff_tests;
-pub mod gcm;
 mod ghash;
-mod many;
 pub mod modes;
-mod portable;
-mod sbox;
-#[cfg(target_arch = "x86_64")]
-mod simd;
-mod stream;
-mod tower;
-#[cfg(target_arch = "x86_64")]
-mod x86;
 
 use std::sync::OnceLock;
 use zeroize::Zeroize;
 
-pub use ccm::Ccm;
-pub use gcm::{Gcm, GcmDecryptor, GcmEncryptor};
-pub use many::{cbc_decrypt_many, cbc_encrypt_many};
+use block::portable;
+use block::Kernel;
+
+pub use modes::ccm::{self, Ccm};
+pub use modes::gcm::{self, Gcm, GcmDecryptor, GcmEncryptor};
+pub use modes::many::{cbc_decrypt_many, cbc_encrypt_many};
+pub use modes::stream::{block16, Stream};
 pub use modes::{
     cbc_decrypt_expanded, cbc_decrypt_into, cbc_encrypt_expanded, cbc_encrypt_into, cfb_decrypt_in_place,
     cfb_encrypt_in_place, ctr_apply_in_place, ctr_apply_into, decrypted_len, ecb_decrypt, ecb_decrypt_into,
     ecb_encrypt, ecb_encrypt_into, encrypted_len, ofb_apply_in_place, CbcDecryptor, CbcEncryptor, CtrStream, Xts,
     XtsStandard,
 };
-pub use stream::{block16, Stream};
 
 use crate::{Error, Result};
 
@@ -63,62 +58,63 @@ pub const BLOCK_SIZE: usize = 16;
 /// Bytes in an SM4 key.
 pub const KEY_SIZE: usize = 16;
 
-/// An implementation of the SM4 block function.
+/// The name of an SM4 implementation (`<engine>-<width>`); the kernel a key
+/// runs on is chosen from it once, at construction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// Constant-time table-free arithmetic; works everywhere.
+    /// `portable-64`: constant-time 64-bit integer code, works everywhere
+    /// (bitsliced runs of 64 blocks, table-free SWAR single blocks).
     Portable,
-    /// AES-NI with SSSE3/SSE4.1 on 128-bit registers: 8 blocks in flight.
-    AesniSse,
-    /// AES-NI on the halves of 256-bit AVX2 registers: 16 blocks in flight.
-    AesniAvx2,
-    /// VAES on whole 256-bit AVX2 registers (no AVX-512): 32 blocks in flight.
-    VaesAvx2,
-    /// GFNI on 256-bit AVX2 registers: 16 blocks in flight.
-    GfniAvx2,
-    /// AES-NI `aesenclast` with AVX-512 (F, BW, VL): 64 blocks in flight.
-    AesniAvx512,
-    /// VAES on 512-bit registers: 64 blocks in flight.
-    VaesAvx512,
-    /// GFNI on 512-bit registers: 64 blocks in flight.
-    GfniAvx512,
+    /// `aesni-128`: AES-NI with SSSE3/SSE4.1 on 128-bit registers, 8 blocks in flight.
+    Aesni128,
+    /// `aesni-256`: AES-NI on the halves of 256-bit AVX2 registers, 16 blocks in flight.
+    Aesni256,
+    /// `vaes-256`: VAES on whole 256-bit AVX2 registers, 32 blocks in flight.
+    Vaes256,
+    /// `gfni-256`: GFNI on 256-bit AVX2 registers, 16 blocks in flight.
+    Gfni256,
+    /// `aesni-512`: AES-NI `aesenclast` with AVX-512 (F, BW, VL), 64 blocks in flight.
+    Aesni512,
+    /// `vaes-512`: VAES on 512-bit registers, 64 blocks in flight.
+    Vaes512,
+    /// `gfni-512`: GFNI on 512-bit registers, 64 blocks in flight.
+    Gfni512,
 }
 
 impl Backend {
     /// Every backend, slowest first.
     pub const ALL: &'static [Backend] = &[
         Backend::Portable,
-        Backend::AesniSse,
-        Backend::AesniAvx2,
-        Backend::VaesAvx2,
-        Backend::GfniAvx2,
-        Backend::AesniAvx512,
-        Backend::VaesAvx512,
-        Backend::GfniAvx512,
+        Backend::Aesni128,
+        Backend::Aesni256,
+        Backend::Vaes256,
+        Backend::Gfni256,
+        Backend::Aesni512,
+        Backend::Vaes512,
+        Backend::Gfni512,
     ];
 
     /// Backends this CPU can run (after `SHANGMI_CPU_DISABLE`), slowest first.
     pub fn available() -> Vec<Backend> {
-        Backend::ALL.iter().copied().filter(|b| b.supported()).collect()
+        Backend::ALL.iter().copied().filter(|&b| Kernel::for_backend(b).is_some()).collect()
     }
 
     /// The backend used by [`Sm4::new`]: the fastest one [`crate::cpu`] allows.
     pub fn selected() -> Backend {
-        static SELECTED: OnceLock<Backend> = OnceLock::new();
-        *SELECTED.get_or_init(|| *Backend::available().last().unwrap_or(&Backend::Portable))
+        selected_kernel().backend()
     }
 
-    /// Short lowercase name ("portable", "gfni-avx512", ...).
+    /// The name, `<engine>-<width>` ("gfni-512", ..., "portable-64").
     pub fn name(self) -> &'static str {
         match self {
-            Backend::Portable => "portable",
-            Backend::AesniSse => "aesni-sse",
-            Backend::AesniAvx2 => "aesni-avx2",
-            Backend::VaesAvx2 => "vaes-avx2",
-            Backend::GfniAvx2 => "gfni-avx2",
-            Backend::AesniAvx512 => "aesni-avx512",
-            Backend::VaesAvx512 => "vaes-avx512",
-            Backend::GfniAvx512 => "gfni-avx512",
+            Backend::Portable => "portable-64",
+            Backend::Aesni128 => "aesni-128",
+            Backend::Aesni256 => "aesni-256",
+            Backend::Vaes256 => "vaes-256",
+            Backend::Gfni256 => "gfni-256",
+            Backend::Aesni512 => "aesni-512",
+            Backend::Vaes512 => "vaes-512",
+            Backend::Gfni512 => "gfni-512",
         }
     }
 
@@ -129,31 +125,33 @@ impl Backend {
             Error::invalid(format!("unknown SM4 backend '{name}'; expected one of {}", names.join(", ")))
         })
     }
-
-    fn supported(self) -> bool {
-        match self {
-            Backend::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Backend::AesniAvx512 => aesni::supported(),
-            #[cfg(target_arch = "x86_64")]
-            b => x86::supported(b),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
-    }
 }
 
-/// An SM4 key schedule bound to a backend. Round keys are zeroized on drop.
+/// The fastest kernel the CPU allows, chosen once per process.
+fn selected_kernel() -> Kernel {
+    static SELECTED: OnceLock<Kernel> = OnceLock::new();
+    *SELECTED
+        .get_or_init(|| Backend::ALL.iter().rev().find_map(|&b| Kernel::for_backend(b)).unwrap_or(Kernel::Portable))
+}
+
+/// The name of the GHASH kernel [`Gcm`] uses on this CPU: `vpclmul-512`,
+/// `vpclmul-256`, `pclmul-128` or `portable-64` (constant-time 64-bit
+/// integer multiplications).
+pub fn ghash_backend_name() -> &'static str {
+    ghash::Kernel::best().name()
+}
+
+/// An SM4 key schedule bound to a kernel. Round keys are zeroized on drop.
 #[derive(Clone)]
 pub struct Sm4 {
     enc: [u32; 32],
     dec: [u32; 32],
-    backend: Backend,
+    kernel: Kernel,
 }
 
 impl std::fmt::Debug for Sm4 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sm4").field("backend", &self.backend).finish_non_exhaustive()
+        f.debug_struct("Sm4").field("backend", &self.kernel.backend()).finish_non_exhaustive()
     }
 }
 
@@ -165,9 +163,9 @@ impl Drop for Sm4 {
 }
 
 impl Sm4 {
-    /// Expands `key` for the process-wide selected backend.
+    /// Expands `key` for the process-wide selected kernel.
     pub fn new(key: &[u8; 16]) -> Sm4 {
-        Self::build(key, Backend::selected())
+        Self::build(key, selected_kernel())
     }
 
     /// Expands a key given as a slice, checking its length.
@@ -180,22 +178,22 @@ impl Sm4 {
     /// Expands `key` for an explicit backend (tests and benchmarks compare
     /// backends this way); fails if the CPU cannot run it.
     pub fn with_backend(key: &[u8; 16], backend: Backend) -> Result<Sm4> {
-        if !Backend::available().contains(&backend) {
-            return Err(Error::invalid(format!("SM4 backend {} is not available on this CPU", backend.name())));
+        match Kernel::for_backend(backend) {
+            Some(k) => Ok(Self::build(key, k)),
+            None => Err(Error::invalid(format!("SM4 backend {} is not available on this CPU", backend.name()))),
         }
-        Ok(Self::build(key, backend))
     }
 
-    fn build(key: &[u8; 16], backend: Backend) -> Sm4 {
+    fn build(key: &[u8; 16], kernel: Kernel) -> Sm4 {
         let enc = portable::expand_key(key);
         let mut dec = enc;
         dec.reverse();
-        Sm4 { enc, dec, backend }
+        Sm4 { enc, dec, kernel }
     }
 
     /// The backend this key schedule runs on.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.kernel.backend()
     }
 
     /// The 32 encryption round keys (for known-answer tests of the schedule).
@@ -205,36 +203,40 @@ impl Sm4 {
 
     /// Encrypts one block in place.
     pub fn encrypt_block(&self, block: &mut [u8; 16]) {
-        self.one(&self.enc, block)
+        self.kernel.crypt_one(&self.enc, block)
     }
 
     /// Decrypts one block in place.
     pub fn decrypt_block(&self, block: &mut [u8; 16]) {
-        self.one(&self.dec, block)
+        self.kernel.crypt_one(&self.dec, block)
     }
 
     /// Encrypts whole blocks in place, many at once on SIMD backends.
     /// Any trailing partial block (len % 16 bytes) is left untouched.
     pub fn encrypt_blocks(&self, data: &mut [u8]) {
-        self.many(&self.enc, data)
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        self.kernel.crypt_blocks(&self.enc, None, &mut data[..whole])
     }
 
     /// Decrypts whole blocks in place (trailing partial block untouched).
     pub fn decrypt_blocks(&self, data: &mut [u8]) {
-        self.many(&self.dec, data)
+        let whole = data.len() - data.len() % BLOCK_SIZE;
+        self.kernel.crypt_blocks(&self.dec, None, &mut data[..whole])
     }
 
     /// Encrypts the whole blocks of `src` into `dst` (same length, a
-    /// multiple of 16 bytes): the SIMD backend reads `src` directly, which
+    /// multiple of 16 bytes): the SIMD kernels read `src` directly, which
     /// saves the copy-then-encrypt-in-place pass.
     pub(crate) fn encrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) {
-        self.many_to(&self.enc, src, dst)
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(BLOCK_SIZE), "caller passes equal whole blocks");
+        self.kernel.crypt_blocks(&self.enc, Some(src), dst)
     }
 
     /// Decrypts the whole blocks of `src` into `dst` (same length, a
     /// multiple of 16 bytes).
     pub(crate) fn decrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) {
-        self.many_to(&self.dec, src, dst)
+        assert!(src.len() == dst.len() && src.len().is_multiple_of(BLOCK_SIZE), "caller passes equal whole blocks");
+        self.kernel.crypt_blocks(&self.dec, Some(src), dst)
     }
 
     /// XORs the keystream of the counter blocks `prefix || ctr`, `prefix ||
@@ -246,56 +248,9 @@ impl Sm4 {
 
     /// [`Self::ctr32_xor`] onto `src` (whole blocks, as long as `dst`) into
     /// `dst`, or in place in `dst` when `src` is None.
-    pub(crate) fn ctr32_xor_from(&self, prefix: &[u8; 12], mut ctr: u32, src: Option<&[u8]>, dst: &mut [u8]) -> u32 {
+    pub(crate) fn ctr32_xor_from(&self, prefix: &[u8; 12], ctr: u32, src: Option<&[u8]>, dst: &mut [u8]) -> u32 {
         let whole = dst.len() - dst.len() % BLOCK_SIZE;
-        let done = self.ctr32_simd(prefix, ctr, src, &mut dst[..whole]);
-        ctr = ctr.wrapping_add((done / BLOCK_SIZE) as u32);
-        let data = &mut dst[done..whole];
-        if let Some(src) = src {
-            // The rest goes through the in-place path on a copy.
-            data.copy_from_slice(&src[done..whole]);
-        }
-        if data.is_empty() {
-            return ctr;
-        }
-        let mut ks = [0u8; modes::CHUNK];
-        for chunk in data.chunks_mut(modes::CHUNK) {
-            let ks = &mut ks[..chunk.len()];
-            for b in ks.chunks_exact_mut(BLOCK_SIZE) {
-                b[..12].copy_from_slice(prefix);
-                b[12..].copy_from_slice(&ctr.to_be_bytes());
-                ctr = ctr.wrapping_add(1);
-            }
-            self.encrypt_blocks(ks);
-            for (d, k) in chunk.iter_mut().zip(ks.iter()) {
-                *d ^= k;
-            }
-        }
-        ks.zeroize();
-        ctr
-    }
-
-    /// The whole steps of [`Self::ctr32_xor_from`] that a SIMD kernel
-    /// handles (none on the portable backend); returns bytes done.
-    fn ctr32_simd(&self, prefix: &[u8; 12], ctr: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        if self.backend == Backend::AesniAvx512 {
-            let w =
-                |i: usize| u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]]);
-            // SAFETY: this backend is only chosen when its CPU features exist.
-            return unsafe { aesni::ctr32_xor(&self.enc, [w(0), w(1), w(2)], ctr, src, dst) };
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            let w =
-                |i: usize| u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]]);
-            x86::ctr32(self.backend, &self.enc, [w(0), w(1), w(2)], ctr, src, dst)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (prefix, ctr, src, dst);
-            0
-        }
+        self.kernel.ctr32_xor(&self.enc, prefix, ctr, src.map(|s| &s[..whole]), &mut dst[..whole])
     }
 
     /// XORs the keystream of a full 128-bit big-endian counter into the whole
@@ -327,104 +282,29 @@ impl Sm4 {
     /// CBC encryption of whole blocks in place; `iv` becomes the last block.
     pub(crate) fn cbc_encrypt_serial(&self, iv: &mut [u8; 16], data: &mut [u8]) {
         let whole = data.len() - data.len() % BLOCK_SIZE;
-        let data = &mut data[..whole];
-        #[cfg(target_arch = "x86_64")]
-        if self.backend == Backend::AesniAvx512 {
-            // SAFETY: this backend is only chosen when its CPU features exist.
-            return unsafe { aesni::cbc_encrypt(&self.enc, iv, data) };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if x86::cbc_encrypt(self.backend, &self.enc, iv, data) {
-            return;
-        }
-        for block in data.chunks_exact_mut(BLOCK_SIZE) {
-            for (a, b) in iv.iter_mut().zip(block.iter()) {
-                *a ^= b;
-            }
-            self.encrypt_block(iv);
-            block.copy_from_slice(iv);
-        }
+        self.kernel.cbc_encrypt(&self.enc, iv, &mut data[..whole])
     }
 
-    /// Messages per group of [`Self::cbc_encrypt_lanes`] on this backend
-    /// (0: it has no such kernel).
-    pub(crate) fn cbc_lanes_width(&self) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        {
-            x86::cbc_lanes_width(self.backend)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            0
-        }
+    /// Messages per group of [`Self::cbc_encrypt_lanes`] on this kernel;
+    /// None when it has no side-by-side kernel.
+    pub(crate) fn cbc_lanes_width(&self) -> Option<usize> {
+        self.kernel.cbc_lanes_width()
     }
 
     /// CBC encryption of `bufs.len()` messages side by side, `blocks` whole
     /// blocks of each in place, message `l` chained from `chains[l]` (which
     /// becomes its last ciphertext block). `bufs.len()` must be 1, 2 or 4
-    /// times [`Self::cbc_lanes_width`] (any count when that is 0).
+    /// times [`Self::cbc_lanes_width`].
     pub(crate) fn cbc_encrypt_lanes(&self, chains: &mut [[u8; 16]], bufs: &mut [&mut [u8]], blocks: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if x86::cbc_lanes(self.backend, &self.enc, chains, bufs, blocks) {
-            return;
-        }
-        // No side-by-side kernel on this backend: one message at a time.
-        for (c, b) in chains.iter_mut().zip(bufs.iter_mut()) {
-            self.cbc_encrypt_serial(c, &mut b[..16 * blocks]);
-        }
+        self.kernel.cbc_lanes(&self.enc, chains, bufs, blocks)
     }
 
-    /// CBC decryption of as many whole steps as a fused SIMD kernel
-    /// handles (none on the portable backend), in place in `dst` or from
-    /// `src` (at least `dst.len()` bytes) into `dst`; returns bytes done.
-    pub(crate) fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], src: Option<&[u8]>, dst: &mut [u8]) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        if self.backend == Backend::AesniAvx512 {
-            // SAFETY: this backend is only chosen when its CPU features exist.
-            return unsafe { aesni::cbc_decrypt(&self.dec, iv, src, dst) };
-        }
-        let _ = (iv, src, dst);
-        0
-    }
-
-    fn one(&self, rk: &[u32; 32], block: &mut [u8; 16]) {
-        match self.backend {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a key schedule with this backend is only built when
-            // `Backend::available()` confirmed the CPU features.
-            Backend::AesniAvx512 => unsafe { aesni::crypt_one(rk, block) },
-            #[cfg(target_arch = "x86_64")]
-            b if x86::one(b, rk, block) => {}
-            _ => portable::crypt_blocks(rk, block),
-        }
-    }
-
-    fn many(&self, rk: &[u32; 32], data: &mut [u8]) {
-        let whole = data.len() - data.len() % BLOCK_SIZE;
-        let data = &mut data[..whole];
-        match self.backend {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `one`, the CPU features were checked at construction.
-            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, None, data) },
-            #[cfg(target_arch = "x86_64")]
-            b if x86::crypt_blocks(b, rk, None, data) => {}
-            _ => portable::crypt_blocks(rk, data),
-        }
-    }
-
-    fn many_to(&self, rk: &[u32; 32], src: &[u8], dst: &mut [u8]) {
-        assert!(src.len() == dst.len() && src.len().is_multiple_of(BLOCK_SIZE), "caller passes equal whole blocks");
-        match self.backend {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `one`, the CPU features were checked at construction.
-            Backend::AesniAvx512 => unsafe { aesni::crypt_blocks(rk, Some(src), dst) },
-            #[cfg(target_arch = "x86_64")]
-            b if x86::crypt_blocks(b, rk, Some(src), dst) => {}
-            _ => {
-                dst.copy_from_slice(src);
-                portable::crypt_blocks(rk, dst)
-            }
-        }
+    /// CBC decryption of whole blocks, in place in `dst` or from `src` (at
+    /// least `dst.len()` bytes) into `dst`; `iv` becomes the last
+    /// ciphertext block.
+    pub(crate) fn cbc_decrypt(&self, iv: &mut [u8; 16], src: Option<&[u8]>, dst: &mut [u8]) {
+        let whole = dst.len() - dst.len() % BLOCK_SIZE;
+        self.kernel.cbc_decrypt(&self.dec, iv, src.map(|s| &s[..whole]), &mut dst[..whole])
     }
 }
 

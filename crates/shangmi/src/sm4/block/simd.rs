@@ -6,7 +6,7 @@
 //! interleaved round by round, so the S-box latency of one group hides
 //! behind the others. Every function here is `#[inline(always)]`: it is
 //! instantiated inside an engine's `#[target_feature]` entry point (in
-//! `x86.rs`), so that the engine's intrinsics inline into it.
+//! `x86/mod.rs`), so that the engine's intrinsics inline into it.
 //!
 //! Constant time: engines provide only register operations (the S-box is
 //! `gf2p8affine*` or `pshufb`-on-register plus `aesenclast`), and the

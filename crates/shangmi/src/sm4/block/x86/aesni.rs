@@ -13,6 +13,8 @@
 //! folded into the pre-affine map ([`PreKeys`]). The bulk paths interleave
 //! [`GROUPS`] groups round by round.
 //!
+//! Every entry point is safe and takes the [`cpu::AesAvx512`] token.
+//!
 //! Without VAES, `aesenclast` only reaches the low 128-bit lane, and the
 //! kernel is bound by ports 0 and 5 (Skylake-SP runs 512-bit integer ops on
 //! those two only): per group and round about 28 such uops (4 `aesenclast`,
@@ -23,31 +25,9 @@
 
 use core::arch::x86_64::*;
 
+use super::consts::{BSWAP32, INV_SHIFT_ROWS};
 use super::sbox::{POST_TABLES, PRE_TABLES};
-
-/// Whether the CPU has what this backend needs.
-pub(crate) fn supported() -> bool {
-    use crate::cpu::Token;
-    crate::cpu::AesAvx512::get().is_some()
-}
-
-/// `pshufb` index that undoes AES ShiftRows: with ShiftRows
-/// `out[r + 4c] = in[r + 4((c + r) % 4)]`, the result byte p must be taken
-/// from position sigma^-1(p).
-pub(super) const INV_SHIFT_ROWS: [u8; 16] = {
-    let mut inv = [0u8; 16];
-    let mut p = 0;
-    while p < 16 {
-        let (r, c) = (p % 4, p / 4);
-        let sigma = r + 4 * ((c + r) % 4);
-        inv[sigma] = p as u8;
-        p += 1;
-    }
-    inv
-};
-
-/// Byte-swaps every 32-bit word (SM4 words are big-endian).
-pub(super) const BSWAP32: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
+use crate::cpu;
 
 #[derive(Clone, Copy)]
 struct K512 {
@@ -347,17 +327,15 @@ fn ctr32_xor_impl(rk: &[u32; 32], prefix: [u32; 3], ctr: u32, src: Src<'_>, dst:
 /// ctr`, `prefix || ctr+1`, ... (the last word wraps mod 2^32) into `dst`
 /// in place (`src` = None) or onto `src` (at least `dst.len()` bytes), over
 /// whole 1024-byte steps only. Returns the bytes processed.
-///
-/// # Safety
-/// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn ctr32_xor(
+pub(crate) fn ctr32_xor(
+    _t: cpu::AesAvx512,
     rk: &[u32; 32],
     prefix: [u32; 3],
     ctr: u32,
     src: Option<&[u8]>,
     dst: &mut [u8],
 ) -> usize {
-    // SAFETY: the caller guarantees the target features.
+    // SAFETY: the token proves the target features.
     unsafe { ctr32_xor_impl(rk, prefix, ctr, src, dst) }
 }
 
@@ -413,11 +391,14 @@ fn cbc_decrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], src: Src<'_>, dst: &mut [
 /// ciphertext fused into the kernel, in place in `dst` (`src` = None) or
 /// from `src` (at least `dst.len()` bytes) into `dst`; `iv` becomes the last
 /// ciphertext block processed. Returns the bytes processed.
-///
-/// # Safety
-/// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn cbc_decrypt(rk: &[u32; 32], iv: &mut [u8; 16], src: Option<&[u8]>, dst: &mut [u8]) -> usize {
-    // SAFETY: the caller guarantees the target features.
+pub(crate) fn cbc_decrypt(
+    _t: cpu::AesAvx512,
+    rk: &[u32; 32],
+    iv: &mut [u8; 16],
+    src: Option<&[u8]>,
+    dst: &mut [u8],
+) -> usize {
+    // SAFETY: the token proves the target features.
     unsafe { cbc_decrypt_impl(rk, iv, src, dst) }
 }
 
@@ -452,11 +433,8 @@ fn crypt_blocks_impl(rk: &[u32; 32], src: Src<'_>, dst: &mut [u8]) {
 
 /// Encrypts (or decrypts, with reversed round keys) whole blocks, in place
 /// in `dst` (`src` = None) or from `src` (at least `dst.len()` bytes).
-///
-/// # Safety
-/// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn crypt_blocks(rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) {
-    // SAFETY: the caller guarantees the target features.
+pub(crate) fn crypt_blocks(_t: cpu::AesAvx512, rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) {
+    // SAFETY: the token proves the target features.
     unsafe { crypt_blocks_impl(rk, src, dst) }
 }
 
@@ -560,19 +538,13 @@ fn cbc_encrypt_impl(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
 
 /// CBC encryption of whole blocks in place (serial); `iv` becomes the last
 /// ciphertext block.
-///
-/// # Safety
-/// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn cbc_encrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    // SAFETY: the caller guarantees the target features.
+pub(crate) fn cbc_encrypt(_t: cpu::AesAvx512, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    // SAFETY: the token proves the target features.
     unsafe { cbc_encrypt_impl(rk, iv, data) }
 }
 
 /// Encrypts (or decrypts) one block, latency-optimised for serial modes.
-///
-/// # Safety
-/// The CPU must support the features checked by [`supported`].
-pub(crate) unsafe fn crypt_one(rk: &[u32; 32], block: &mut [u8; 16]) {
-    // SAFETY: the caller guarantees the target features.
+pub(crate) fn crypt_one(_t: cpu::AesAvx512, rk: &[u32; 32], block: &mut [u8; 16]) {
+    // SAFETY: the token proves the target features.
     unsafe { crypt_one_impl(rk, block) }
 }

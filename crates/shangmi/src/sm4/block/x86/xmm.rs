@@ -112,8 +112,9 @@ fn rot128(isr: bool) -> Rot<__m128i> {
 
 /// AES-NI with SSSE3/SSE4.1 on 128-bit registers.
 #[derive(Clone, Copy)]
+/// Built only from a token proving AES-NI, SSSE3 and SSE4.1 ([`AesX::new`],
+/// [`AesX::broadcast`]), which its methods rely on.
 pub(super) struct AesX {
-    _t: cpu::AesSse,
     m0f: __m128i,
     pre: (__m128i, __m128i),
     post: (__m128i, __m128i),
@@ -126,16 +127,21 @@ pub(super) struct AesX {
 impl AesX {
     /// The engine for the one-block path, whose four lanes are equal.
     #[inline(always)]
-    fn broadcast(t: cpu::AesSse) -> AesX {
-        AesX { rot: rot128(false), isr: false, ..AesX::new(t) }
+    fn broadcast<T: AesSseToken>(_t: T) -> AesX {
+        AesX { rot: rot128(false), isr: false, ..AesX::build() }
     }
 
     #[inline(always)]
-    pub(super) fn new(t: cpu::AesSse) -> AesX {
+    pub(super) fn new(_t: cpu::AesSse) -> AesX {
+        AesX::build()
+    }
+
+    /// The bulk engine's constants (SSE2 only; callers hold the token).
+    #[inline(always)]
+    fn build() -> AesX {
         // SAFETY: SSE2 is baseline.
         let m0f = unsafe { _mm_set1_epi8(0x0f) };
         AesX {
-            _t: t,
             m0f,
             pre: (table(&PRE_TABLES.0), table(&PRE_TABLES.1)),
             post: (table(&POST_TABLES.0), table(&POST_TABLES.1)),
@@ -254,6 +260,6 @@ pub(super) fn one_gfni(t: cpu::GfniAvx2, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4
 }
 
 #[target_feature(enable = "aes,ssse3,sse4.1")]
-pub(super) fn one_aes(t: cpu::AesSse, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
+pub(super) fn one_aes<T: AesSseToken>(t: T, rk: &[u32; 32], w: [u32; 4]) -> [u32; 4] {
     simd::one(AesX::broadcast(t), rk, w)
 }

@@ -4,8 +4,8 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
-use super::ghash::Ghash;
-use super::{Sm4, BLOCK_SIZE};
+use crate::sm4::ghash::Ghash;
+use crate::sm4::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
 
 /// Bytes encrypted and then hashed per step: half of a 32 KiB L1d, so the

@@ -11,8 +11,8 @@
 
 use zeroize::Zeroize;
 
-use super::modes::{self, cbc_decrypt_expanded};
-use super::{Sm4, BLOCK_SIZE};
+use super::{self as modes, cbc_decrypt_expanded};
+use crate::sm4::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
 
 /// Messages in flight: the 64 blocks the widest backend keeps in flight.
@@ -54,11 +54,11 @@ pub fn cbc_encrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
 /// through the serial path. Returns the messages left for [`interleaved`]
 /// (fewer than a batch, or all of them when the backend has no kernel).
 fn lanes(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [Vec<u8>]) -> Vec<usize> {
-    let width = c.cbc_lanes_width();
     let mut order: Vec<usize> = (0..outs.len()).filter(|&i| !outs[i].is_empty()).collect();
-    if width == 0 || order.len() < width {
-        return order;
-    }
+    let width = match c.cbc_lanes_width() {
+        Some(w) if order.len() >= w => w,
+        _ => return order,
+    };
     order.sort_by_key(|&i| outs[i].len());
     let mut slots: Vec<Option<(&mut [u8], &mut [u8; 16])>> =
         outs.iter_mut().zip(chains.iter_mut()).map(|(o, ch)| Some((&mut o[..], ch))).collect();
@@ -148,8 +148,8 @@ pub fn cbc_decrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
 
 #[cfg(test)]
 mod tests {
-    use super::super::{cbc_encrypt_expanded, Backend};
     use super::*;
+    use crate::sm4::{cbc_encrypt_expanded, Backend};
 
     #[test]
     fn many_equals_one_by_one_on_every_backend() {

@@ -4,7 +4,7 @@
 //!
 //! The AES-NI S-box is `post(aesenclast(pre(x)))` with byte-wise affine
 //! maps `pre` and `post` (see `sbox.rs`). The plain one-block round
-//! (`x86_xmm.rs`) computes, in order, `pre` (nibble lookups), `aesenclast`,
+//! (`xmm.rs`) computes, in order, `pre` (nibble lookups), `aesenclast`,
 //! `post` (nibble lookups) and L (rotations), each waiting for the one
 //! before. Here:
 //!
@@ -38,8 +38,8 @@
 
 use core::arch::x86_64::*;
 
+use super::sbox::{aes_post, aes_pre, lin, lin_inv, nibble_tables, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q};
 use crate::cpu;
-use crate::sm4::sbox::{aes_post, aes_pre, lin, lin_inv, nibble_tables, H0_Q, H1_Q, H3_Q, LIN_INV_Q, LIN_Q};
 
 /// Byte-wise parts of `lin ∘ L ∘ post` (module comment): g0 for the
 /// unrotated word, g1 for R8 and R16, g3 for R24.
@@ -310,7 +310,7 @@ pub(super) fn cbc_encrypt_sse(_t: cpu::AesSse, rk: &[u32; 32], iv: &mut [u8; 16]
 
 /// [`cbc_encrypt_sse`] with VEX encoding (three-operand forms, fewer moves).
 #[target_feature(enable = "aes,ssse3,sse4.1,avx,avx2")]
-pub(super) fn cbc_encrypt_avx(_t: cpu::AesAvx2, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+pub(super) fn cbc_encrypt_avx<T: super::AesAvxToken>(_t: T, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves AES-NI, SSSE3, SSE4.1 and AVX.
     unsafe { cbc_body(aes_maps(), rk, iv, data) }
 }

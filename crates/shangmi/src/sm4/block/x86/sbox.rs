@@ -5,7 +5,7 @@
 //! byte maps of the latency round's domain ([`lin`], h0, h1, h3). The tests
 //! check each path against the S-box formula on every byte.
 
-use super::{gmul, mat_rows, SM4_A_ROWS, SM4_C};
+use crate::sm4::block::sbox::{gmul, invert_by_search, mat_rows, SM4_A_ROWS, SM4_C};
 
 /// Low byte of the AES field polynomial 0x11B.
 const AES_POLY: u8 = 0x1B;
@@ -13,7 +13,7 @@ const AES_POLY: u8 = 0x1B;
 #[cfg(test)]
 /// The AES S-box from its description (affine after inversion mod 0x11B).
 pub(crate) const fn aes_sbox_formula(x: u8) -> u8 {
-    let b = super::ginv(x, AES_POLY);
+    let b = crate::sm4::block::sbox::ginv(x, AES_POLY);
     b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63
 }
 
@@ -166,7 +166,7 @@ pub(crate) const GFNI_POST: u64 = {
 // (h0 for the unrotated word, h1 for its rotations by 8 and 16 bits, h3 for
 // 24): with `Y = S(x)`, `a = Y << 2` and `b = Y >> 6` per byte,
 // L(Y) = [Y ⊕ a] ⊕ R8[a ⊕ b] ⊕ R16[a ⊕ b] ⊕ R24[Y ⊕ b], and `lin` commutes
-// with byte rotations (x86_serial.rs has the derivation).
+// with byte rotations (serial.rs has the derivation).
 
 /// `pre`'s linear part.
 pub(crate) const fn lin(x: u8) -> u8 {
@@ -215,8 +215,8 @@ pub(crate) const H3_Q: (u64, u8) = gfni_affine!(h3);
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ginv, sm4_sbox_formula, SM4_POLY};
     use super::*;
+    use crate::sm4::block::sbox::{ginv, sm4_sbox_formula, SM4_POLY};
 
     #[test]
     fn phi_is_a_field_isomorphism() {

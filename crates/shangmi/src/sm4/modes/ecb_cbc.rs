@@ -1,87 +1,12 @@
-//! Confidentiality modes: ECB, CBC (PKCS#7 or none), CTR (128-bit counter),
-//! CFB-128, OFB, XTS (GB/T 17964-2021 and IEEE 1619 tweak rules), plus the
-//! streaming CBC and CTR contexts.
-//!
-//! Every parallel mode hands the backend batches of [`CHUNK`] bytes so a SIMD
-//! backend can keep 64 blocks in flight.
+//! ECB and CBC (PKCS#7 padding or none): one-shot, into caller buffers, and
+//! the streaming CBC contexts.
 
-use subtle::{ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
 
-use super::{Sm4, BLOCK_SIZE};
+use super::padding::{check_ciphertext, not_whole_blocks, pad, padding_len, unpad};
+use super::xor_in;
+use crate::sm4::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
-
-/// Bytes handed to the block function at once by the parallel modes.
-pub(crate) const CHUNK: usize = 64 * BLOCK_SIZE;
-
-#[path = "xts.rs"]
-mod xts;
-pub use xts::{Xts, XtsStandard};
-
-fn not_whole_blocks(len: usize) -> Error {
-    Error::invalid(format!("data must be a multiple of 16 bytes when padding is disabled, got {len}"))
-}
-
-fn check_ciphertext(len: usize, padding: bool) -> Result<()> {
-    if padding && (len == 0 || !len.is_multiple_of(BLOCK_SIZE)) {
-        return Err(Error::invalid(format!(
-            "ciphertext must be a non-empty multiple of 16 bytes when padding is enabled, got {len}"
-        )));
-    }
-    if !padding && !len.is_multiple_of(BLOCK_SIZE) {
-        return Err(not_whole_blocks(len));
-    }
-    Ok(())
-}
-
-/// Appends PKCS#7 padding (1..=16 bytes) to a copy of `data`.
-pub(crate) fn pad(data: &[u8]) -> Vec<u8> {
-    let n = BLOCK_SIZE - data.len() % BLOCK_SIZE;
-    let mut v = Vec::with_capacity(data.len() + n);
-    v.extend_from_slice(data);
-    v.resize(data.len() + n, n as u8);
-    v
-}
-
-/// Length of the PKCS#7 padding at the end of the last block, checked in
-/// constant time (all 16 bytes are examined whatever the padding says).
-pub(crate) fn padding_len(last: &[u8; 16]) -> Result<usize> {
-    let n = last[15];
-    let mut ok = !n.ct_eq(&0) & !(16u8).ct_lt(&n);
-    for (i, &b) in last.iter().enumerate() {
-        // Byte i is a padding byte iff 16 - i <= n.
-        let in_pad = !n.ct_lt(&(16 - i as u8));
-        ok &= !in_pad | b.ct_eq(&n);
-    }
-    if bool::from(ok) {
-        Ok(n as usize)
-    } else {
-        Err(Error::invalid("invalid PKCS#7 padding"))
-    }
-}
-
-fn unpad(mut v: Vec<u8>) -> Result<Vec<u8>> {
-    let mut last = [0u8; 16];
-    last.copy_from_slice(&v[v.len() - 16..]);
-    let r = padding_len(&last);
-    last.zeroize();
-    match r {
-        Ok(n) => {
-            v.truncate(v.len() - n);
-            Ok(v)
-        }
-        Err(e) => {
-            v.zeroize();
-            Err(e)
-        }
-    }
-}
-
-fn xor_in(dst: &mut [u8], src: &[u8]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d ^= s;
-    }
-}
 
 /// ECB encryption (PKCS#7 when `padding`).
 pub fn ecb_encrypt(c: &Sm4, data: &[u8], padding: bool) -> Result<Vec<u8>> {
@@ -117,22 +42,7 @@ pub(crate) fn cbc_encrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
 /// CBC decryption in place over whole blocks; `iv` becomes the last
 /// ciphertext block. Parallel: decrypt a batch, then xor the previous blocks.
 pub(crate) fn cbc_decrypt_blocks(c: &Sm4, iv: &mut [u8; 16], data: &mut [u8]) {
-    let done = c.cbc_decrypt_fused(iv, None, data);
-    let data = &mut data[done..];
-    if data.is_empty() {
-        return;
-    }
-    let mut saved = [0u8; CHUNK];
-    for chunk in data.chunks_mut(CHUNK) {
-        let n = chunk.len() - chunk.len() % BLOCK_SIZE;
-        let chunk = &mut chunk[..n];
-        saved[..n].copy_from_slice(chunk);
-        c.decrypt_blocks(chunk);
-        xor_in(&mut chunk[..BLOCK_SIZE], iv);
-        xor_in(&mut chunk[BLOCK_SIZE..], &saved[..n - BLOCK_SIZE]);
-        iv.copy_from_slice(&saved[n - BLOCK_SIZE..n]);
-    }
-    saved.zeroize();
+    c.cbc_decrypt(iv, None, data);
 }
 
 /// CBC encryption with an expanded key.
@@ -251,11 +161,8 @@ pub fn cbc_decrypt_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> 
     }
     let whole = out.len() - out.len() % BLOCK_SIZE;
     let mut chain = *iv;
-    // The fused kernel reads the ciphertext directly; the rest goes through
-    // the in-place path on a copy.
-    let done = c.cbc_decrypt_fused(&mut chain, Some(&data[..whole]), &mut out[..whole]);
-    out[done..whole].copy_from_slice(&data[done..whole]);
-    cbc_decrypt_blocks(c, &mut chain, &mut out[done..whole]);
+    // A fused kernel reads the ciphertext directly.
+    c.cbc_decrypt(&mut chain, Some(&data[..whole]), &mut out[..whole]);
     if whole < out.len() {
         let mut last = [0u8; 16];
         last.copy_from_slice(&data[whole..whole + BLOCK_SIZE]);
@@ -369,105 +276,4 @@ impl Drop for CbcDecryptor {
     fn drop(&mut self) {
         self.buf.zeroize();
     }
-}
-
-/// CTR keystream generator with a full 128-bit big-endian counter; usable
-/// as a streaming context (any chunk sizes) or one-shot.
-#[derive(Debug, Clone)]
-pub struct CtrStream {
-    cipher: Sm4,
-    counter: u128,
-    ks: [u8; 16],
-    /// Used bytes of `ks` (16 = none left).
-    used: usize,
-}
-
-impl CtrStream {
-    /// Starts the keystream at the initial counter block `iv`.
-    pub fn new(cipher: Sm4, iv: &[u8; 16]) -> Self {
-        CtrStream { cipher, counter: u128::from_be_bytes(*iv), ks: [0; 16], used: BLOCK_SIZE }
-    }
-
-    /// XORs the keystream into `data`.
-    pub fn apply(&mut self, mut data: &mut [u8]) {
-        // Use up the leftover keystream from the previous call first.
-        while self.used < BLOCK_SIZE && !data.is_empty() {
-            data[0] ^= self.ks[self.used];
-            self.used += 1;
-            data = &mut data[1..];
-        }
-        let whole = data.len() - data.len() % BLOCK_SIZE;
-        let (body, tail) = data.split_at_mut(whole);
-        self.counter = self.cipher.ctr128_xor(self.counter, None, body);
-        if !tail.is_empty() {
-            self.ks = self.counter.to_be_bytes();
-            self.counter = self.counter.wrapping_add(1);
-            self.cipher.encrypt_block(&mut self.ks);
-            xor_in(tail, &self.ks);
-            self.used = tail.len();
-        }
-    }
-}
-
-impl Drop for CtrStream {
-    fn drop(&mut self) {
-        self.ks.zeroize();
-    }
-}
-
-/// CTR encryption/decryption in place (128-bit big-endian counter from `iv`).
-pub fn ctr_apply_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
-    CtrStream::new(c.clone(), iv).apply(data)
-}
-
-/// CTR encryption/decryption of `data` into `out` (same length): the SIMD
-/// kernel reads `data` directly, which saves a copy-then-in-place pass.
-pub fn ctr_apply_into(c: &Sm4, iv: &[u8; 16], data: &[u8], out: &mut [u8]) -> Result<()> {
-    if out.len() != data.len() {
-        return Err(Error::invalid("output buffer has the wrong length"));
-    }
-    let whole = data.len() - data.len() % BLOCK_SIZE;
-    let (body, tail) = out.split_at_mut(whole);
-    let next = c.ctr128_xor(u128::from_be_bytes(*iv), Some(&data[..whole]), body);
-    tail.copy_from_slice(&data[whole..]);
-    CtrStream::new(c.clone(), &next.to_be_bytes()).apply(tail);
-    Ok(())
-}
-
-/// CFB-128 encryption in place (the last segment may be partial). Serial.
-pub fn cfb_encrypt_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
-    let mut reg = *iv;
-    for seg in data.chunks_mut(BLOCK_SIZE) {
-        c.encrypt_block(&mut reg);
-        xor_in(seg, &reg);
-        reg[..seg.len()].copy_from_slice(seg);
-    }
-}
-
-/// CFB-128 decryption in place. Parallel: the keystream is E(previous ciphertext).
-pub fn cfb_decrypt_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
-    let mut prev = *iv;
-    let mut ks = [0u8; CHUNK];
-    for chunk in data.chunks_mut(CHUNK) {
-        let n = chunk.len();
-        let nb = n.div_ceil(BLOCK_SIZE);
-        ks[..BLOCK_SIZE].copy_from_slice(&prev);
-        ks[BLOCK_SIZE..nb * BLOCK_SIZE].copy_from_slice(&chunk[..(nb - 1) * BLOCK_SIZE]);
-        if n % BLOCK_SIZE == 0 {
-            prev.copy_from_slice(&chunk[n - BLOCK_SIZE..]);
-        }
-        c.encrypt_blocks(&mut ks[..nb * BLOCK_SIZE]);
-        xor_in(chunk, &ks[..n]);
-    }
-    ks.zeroize();
-}
-
-/// OFB encryption/decryption in place (serial keystream).
-pub fn ofb_apply_in_place(c: &Sm4, iv: &[u8; 16], data: &mut [u8]) {
-    let mut reg = *iv;
-    for seg in data.chunks_mut(BLOCK_SIZE) {
-        c.encrypt_block(&mut reg);
-        xor_in(seg, &reg);
-    }
-    reg.zeroize();
 }

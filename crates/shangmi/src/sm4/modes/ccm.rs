@@ -4,8 +4,8 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
-use super::modes::CtrStream;
-use super::{Sm4, BLOCK_SIZE};
+use super::ctr::CtrStream;
+use crate::sm4::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
 
 /// SM4-CCM under one key with a fixed tag length.

@@ -106,14 +106,6 @@ macro_rules! invert_by_search {
 }
 pub(crate) use invert_by_search;
 
-// The maps onto x86's instructions (AES-NI's S-box, GFNI matrices, the
-// latency round's domain) serve the x86-64 backends only.
-#[cfg(target_arch = "x86_64")]
-#[path = "sbox_x86.rs"]
-mod x86_maps;
-#[cfg(target_arch = "x86_64")]
-pub(crate) use x86_maps::*;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,8 @@
 
 use zeroize::Zeroize;
 
-use super::{xor_in, Sm4, BLOCK_SIZE, CHUNK};
+use super::{xor_in, CHUNK};
+use crate::sm4::{Sm4, BLOCK_SIZE};
 use crate::{Error, Result};
 
 /// Which rule updates the XTS tweak from one block to the next.

@@ -5,8 +5,8 @@
 //! [`Error::AlreadyFinalized`]. A failed tag check also ends the stream.
 
 use super::gcm::{Gcm, GcmDecryptor, GcmEncryptor};
-use super::modes::{CbcDecryptor, CbcEncryptor, CtrStream};
-use super::Sm4;
+use super::{CbcDecryptor, CbcEncryptor, CtrStream};
+use crate::sm4::Sm4;
 use crate::{Error, Result};
 
 enum Kind {
