@@ -339,7 +339,7 @@ pub fn add_mixed_vartime<B: MulBackend>(b: B, p: &Jacobian, q: &Affine) -> Jacob
 
 /// p + q for a p that is never the point at infinity and a q that is never
 /// −p (8M + 3S, no selects), for the odd-digit scalar multiplications of
-/// `ecmult_gen.rs` and `ecmult_const.rs`, whose comments prove when these cases can't arise. p == q can
+/// `ecmult_gen` and `ecmult_const`, whose comments prove when these cases can't arise. p == q can
 /// happen only where `complete` is set: then 2q is computed too and selected
 /// in constant time. (p == −q needs nothing: H = 0 makes Z3 = Z1·H = 0, the
 /// point at infinity, which is the right answer.)

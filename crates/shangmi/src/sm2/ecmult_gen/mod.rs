@@ -26,7 +26,6 @@ use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable};
 
 #[cfg(target_arch = "x86_64")]
-#[path = "ecmult_gen_ifma.rs"]
 mod ifma;
 
 /// A fixed-base comb: `windows` = ⌈256/w⌉ sub-tables of 2^(w−1) affine
