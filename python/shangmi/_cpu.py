@@ -24,11 +24,13 @@ def cpu_features() -> CpuFeatures:
     ``"avx512f"``, ``"gfni"``, ``"adx"``), ``masked`` what the environment
     variable ``SHANGMI_CPU_DISABLE`` took away (a comma-separated list of
     those names, or ``all``, read once before the first import), ``enabled``
-    the rest, and ``backends`` maps each algorithm (``"sm2-field"``,
-    ``"sm2-scan"``, ``"sm2-comb"``, ``"sm3"``, ``"sm4"``, ``"zuc"``) to the
-    backend it chose (``"sm2-comb"``: ``"ifma-8lane"`` for k·G on eight
-    AVX-512 IFMA lanes, else ``"portable"``: the one-lane comb, whose field
-    products follow ``"sm2-field"``).
+    the rest, and ``backends`` maps each algorithm (``"montgomery"``: the
+    shared Montgomery products of SM2 and SM9, ``"table-scan"``: the
+    constant-time table lookups, ``"sm2-comb"``, ``"sm3"``, ``"sm4"``,
+    ``"zuc"``) to the backend it chose, named ``<engine>-<width>``
+    (``"sm2-comb"``: ``"ifma-512"`` for k·G on eight AVX-512 IFMA lanes,
+    else ``"portable-64"``: the one-lane comb, whose field products follow
+    ``"montgomery"``).
     An unknown name in ``SHANGMI_CPU_DISABLE`` makes ``import shangmi`` raise
     :class:`shangmi.InvalidInputError`.
     """

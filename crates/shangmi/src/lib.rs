@@ -33,8 +33,8 @@ pub use error::{Error, Result};
 /// (algorithm, backend name) pairs.
 pub fn backends() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("sm2-field", arith::backend_name()),
-        ("sm2-scan", arith::scan_name()),
+        ("montgomery", arith::backend_name()),
+        ("table-scan", arith::scan_name()),
         ("sm2-comb", sm2::comb_backend_name()),
         ("sm3", sm3::backend_name()),
         ("sm4", sm4::Backend::selected().name()),

@@ -219,6 +219,80 @@ pub fn add_mixed_generic<F: CurveField, B: MulBackend>(
     (Jacobian { x: x3, y: y3, z: z3 }, h.is_zero(), r.is_zero())
 }
 
+/// 2p and p as Jacobian points sharing one Z (= 2y), for an affine p with
+/// y ≠ 0 (every point but infinity on a curve of odd order). With
+/// M = 3x² + a and S = 4xy²: 2p = (M² − 2S, M(S − X) − 8y⁴, 2y) and
+/// p = (S, 8y⁴, 2y) (4S + 2M). Starts the co-Z chain of odd multiples.
+#[inline(always)]
+pub fn dblu_affine<F: CurveField, B: MulBackend>(b: B, p: &Affine<F>) -> (Jacobian<F>, Jacobian<F>) {
+    let xx = p.x.square_with(b);
+    let yy = p.y.square_with(b);
+    let y4 = yy.square_with(b);
+    let s = p.x.mul_with(b, &yy).double().double(); // 4xy²
+    let m = match F::A {
+        Coeff::Zero => xx,
+        Coeff::MinusThree => xx.sub(&F::ONE),
+    };
+    let m = m.double().add(&m); // 3x² + a
+    let y8 = y4.double().double().double(); // 8y⁴
+    let x2 = m.square_with(b).sub(&s.double());
+    let y2 = m.mul_with(b, &s.sub(&x2)).sub(&y8);
+    let z = p.y.double();
+    (Jacobian { x: x2, y: y2, z }, Jacobian { x: s, y: y8, z })
+}
+
+/// Co-Z addition (Meloni's ZADDU, 5M + 2S) of p and q sharing Z, p ≠ ±q:
+/// returns p + q and p re-expressed with the sum's Z, which is Z·(Xp − Xq).
+/// With C = (Xp − Xq)², W1 = Xp·C, W2 = Xq·C, D = (Yp − Yq)²,
+/// A = Yp·(W1 − W2): X3 = D − W1 − W2, Y3 = (Yp − Yq)(W1 − X3) − A, and p
+/// becomes (W1, A, Z3). a-independent.
+#[inline(always)]
+pub fn zaddu<F: CurveField, B: MulBackend>(b: B, p: &Jacobian<F>, q: &Jacobian<F>) -> (Jacobian<F>, Jacobian<F>) {
+    let dx = p.x.sub(&q.x);
+    let dy = p.y.sub(&q.y);
+    let c = dx.square_with(b);
+    let w1 = p.x.mul_with(b, &c);
+    let w2 = q.x.mul_with(b, &c);
+    let a = p.y.mul_with(b, &w1.sub(&w2));
+    let x3 = dy.square_with(b).sub(&w1).sub(&w2);
+    let y3 = dy.mul_with(b, &w1.sub(&x3)).sub(&a);
+    let z3 = p.z.mul_with(b, &dx);
+    (Jacobian { x: x3, y: y3, z: z3 }, Jacobian { x: w1, y: a, z: z3 })
+}
+
+/// P, 3P, ..., (2m − 1)P, affine, for a public P (m ≥ 1, 2m − 1 below the
+/// order): a co-Z chain (Meloni; Longa–Gebotys for the inversion). 2P and P
+/// come out sharing Z_0 = 2y; each co-Z addition (5M + 2S) gives
+/// (2j + 1)P = (2j − 1)P + 2P with Z_j = Z_(j−1)·f_j, f_j = X(2P) − X((2j − 1)P),
+/// and 2P re-expressed with that same Z_j for the next step. The Z's form a
+/// chain, so one inversion of the last Z gives all of them backwards,
+/// Z_(j−1)⁻¹ = Z_j⁻¹·f_j (1M each, against the 3M of a batch inversion).
+/// Public data only: the inversion is the variable-time one.
+pub fn odd_multiples_coz_vartime<F: CurveField>(p: &Affine<F>, m: usize) -> Vec<Affine<F>> {
+    let mut jac = Vec::with_capacity(m);
+    let mut f = Vec::with_capacity(m);
+    with_mul!(|b| {
+        let (mut two, mut cur) = dblu_affine(b, p);
+        for _ in 1..m {
+            f.push(two.x.sub(&cur.x));
+            let (sum, two_same_z) = zaddu(b, &two, &cur);
+            two = two_same_z;
+            cur = sum;
+            jac.push(cur);
+        }
+    });
+    let mut out = vec![*p; m];
+    if let Some(last) = jac.last() {
+        let mut zi = last.z.invert_vartime();
+        for j in (0..jac.len()).rev() {
+            let zi2 = zi.square();
+            out[j + 1] = Affine { x: jac[j].x.mul(&zi2), y: jac[j].y.mul(&zi2).mul(&zi) };
+            zi = zi.mul(&f[j]);
+        }
+    }
+    out
+}
+
 impl<F: CurveField> Jacobian<F> {
     pub const IDENTITY: Self = Jacobian { x: F::ONE, y: F::ONE, z: F::ZERO };
 

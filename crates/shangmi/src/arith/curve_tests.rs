@@ -279,6 +279,14 @@ where
         // Scalar multiples.
         let k = 1 + (s % 1000);
         assert_eq!(back(&j1.mul_vartime(&[k])), m.mul(k, &p1), "mul {k}, case {case}");
+        // The co-Z chain of odd multiples (its start, dblu_affine, uses a).
+        if case < 4 {
+            let odd = odd_multiples_coz_vartime(&aff::<C::F>(&p1), 5);
+            for (j, q) in odd.iter().enumerate() {
+                let want = m.mul(2 * j as u64 + 1, &p1);
+                assert_eq!(Some((q.x.to_big(), q.y.to_big())), want, "odd multiple {j}, case {case}");
+            }
+        }
         // Chains of doublings stay on the model.
         let mut acc = j1;
         let mut want = p1.clone();

@@ -12,8 +12,9 @@
 //! and how a modulus of special form overrides the kernels. Also shared:
 //! the constant-time table scan for entries of any size ([`scan`]), the
 //! scalar recodings ([`recode_odd`], [`wnaf_vartime`]), the wide reduction
-//! ([`Fe::from_be_wide`]), safegcd inversion, the blinded inversion and the
-//! hedged-value derivation ([`HedgedKey`]), and the compile-time hex parser
+//! ([`Fe::from_be_wide`]), safegcd inversion, the blinded inversion and the rejection-sampling
+//! range check ([`invert_blinded`], [`nonzero_below`]; hedged secrets, which
+//! hash, are in [`crate::rand::hedged`]), and the compile-time hex parser
 //! ([`limbs_from_hex`], [`hex32`]).
 //!
 //! Everything here is constant time (no branch or index depends on a value)
@@ -22,15 +23,15 @@
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
+mod blind;
 pub mod curve;
-mod hedged;
 mod limbs;
 mod mont;
 mod recode;
 pub mod safegcd;
 mod scan;
 
-pub use hedged::{invert_blinded, nonzero_below, HedgedKey};
+pub use blind::{invert_blinded, nonzero_below};
 pub use limbs::*;
 pub use recode::{bits, naf_const, odd_scalar, recode_odd, wipe_digits, wnaf_vartime};
 pub use scan::{scan, scan_name, ScanEntry, MAX_ENTRY_BYTES, MAX_SCAN};

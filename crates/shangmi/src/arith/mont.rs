@@ -66,7 +66,7 @@ impl MulBackend for Portable {
         Fe::from_mont_limbs(M::mont_sqr_portable(a.mont_limbs()))
     }
     fn name(self) -> &'static str {
-        "portable"
+        "portable-64"
     }
 }
 
@@ -98,7 +98,7 @@ impl MulBackend for Adx {
         Fe::from_mont_limbs(M::mont_sqr_adx(self.0, a.mont_limbs()))
     }
     fn name(self) -> &'static str {
-        "adx"
+        "mulx-64"
     }
 }
 

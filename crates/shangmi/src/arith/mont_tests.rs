@@ -187,7 +187,7 @@ fn from_be_wide_matches_the_model() {
 }
 
 #[test]
-fn hedged_range_and_blinded_inversion_for_any_modulus() {
+fn range_check_and_blinded_inversion_for_any_modulus() {
     fn one<M: Modulus>() {
         let m1 = limbs_to_be(&sub_limbs(&M::M, &[1, 0, 0, 0]).0);
         for (b, ok) in [
@@ -213,9 +213,6 @@ fn hedged_range_and_blinded_inversion_for_any_modulus() {
     one::<Sm2N>();
     one::<Sm9P>();
     one::<Sm9N>();
-    let k = HedgedKey::new(&[7; 32], b"test domain for hedged values...");
-    assert_ne!(*k.derive(&[0; 16], &[0; 32], 1, 1), *k.derive(&[0; 16], &[0; 32], 1, 2));
-    assert_eq!(*k.derive(&[1; 16], &[2; 32], 3, 4), *k.clone().derive(&[1; 16], &[2; 32], 3, 4));
 }
 
 /// The odd-digit recoding is generic over the group order: for SM9's n,

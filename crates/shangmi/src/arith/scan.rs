@@ -69,9 +69,9 @@ fn detect() -> u8 {
 /// The name of the scan in use: "avx512", "avx2" or "portable".
 pub fn scan_name() -> &'static str {
     match kind() {
-        3 => "avx512",
-        2 => "avx2",
-        _ => "portable",
+        3 => "avx512-512",
+        2 => "avx2-256",
+        _ => "portable-64",
     }
 }
 

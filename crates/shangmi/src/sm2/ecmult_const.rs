@@ -4,48 +4,22 @@
 //! with one inversion, each lookup scanning the whole table.
 
 use super::field::{Fp, Sm2N};
-use super::point::{add_mixed, dblu_affine, double, zaddu, Affine, Jacobian};
+use super::point::{add_mixed, double, Affine, Jacobian};
+use crate::arith::curve;
 use crate::arith::with_mul;
 use crate::arith::{odd_scalar, recode_odd, scan, wipe_digits, Limbs};
 use subtle::{Choice, ConditionallySelectable};
 
-/// P, 3P, ..., (2m − 1)P, affine, for a public P (m ≥ 1, 2m − 1 below the
-/// order): a co-Z chain (Meloni; Longa–Gebotys for the inversion). 2P and P
-/// come out sharing Z_0 = 2y; each co-Z addition (5M + 2S) gives
-/// (2j + 1)P = (2j − 1)P + 2P with Z_j = Z_(j−1)·f_j, f_j = X(2P) − X((2j − 1)P),
-/// and 2P re-expressed with that same Z_j for the next step. The Z's form a
-/// chain, so one inversion of the last Z gives all of them backwards,
-/// Z_(j−1)⁻¹ = Z_j⁻¹·f_j (1M each, against the 3M of a batch inversion).
-/// Public data only: the inversion is the variable-time one.
+/// P, 3P, ..., (2m − 1)P, affine, for a public P: the shared co-Z chain
+/// ([`curve::odd_multiples_coz_vartime`]) in SM2's point type.
 pub(crate) fn odd_multiples_coz_vartime(p: &Affine, m: usize) -> Vec<Affine> {
-    let mut jac = Vec::with_capacity(m);
-    let mut f = Vec::with_capacity(m);
-    with_mul!(|b| {
-        let (mut two, mut cur) = dblu_affine(b, p);
-        for _ in 1..m {
-            f.push(two.x.sub(&cur.x));
-            let (sum, two_same_z) = zaddu(b, &two, &cur);
-            two = two_same_z;
-            cur = sum;
-            jac.push(cur);
-        }
-    });
-    let mut out = vec![*p; m];
-    if let Some(last) = jac.last() {
-        let mut zi = last.z.invert_vartime();
-        for j in (0..jac.len()).rev() {
-            let zi2 = zi.square();
-            out[j + 1] = Affine { x: jac[j].x.mul(&zi2), y: jac[j].y.mul(&zi2).mul(&zi) };
-            zi = zi.mul(&f[j]);
-        }
-    }
-    out
+    curve::odd_multiples_coz_vartime(&(*p).into(), m).into_iter().map(Affine::from).collect()
 }
 
 /// k·P for a secret k < 2^256 and a public P: odd-digit 5-bit fixed window
 /// (k made odd as in [`super::ecmult_gen::CombTable::mul`], 52 digits, 255 doublings, 51
 /// mixed additions), constant-time lookups in an affine table of P, 3P, ...,
-/// 31P (16 entries, from [`odd_multiples_coz_vartime`]). The table depends
+/// 31P (16 entries, from [`curve::odd_multiples_coz_vartime`]). The table depends
 /// only on the public point P (C1 in decryption, the public key in
 /// encryption, the peer's combined point in key exchange), never on k, so
 /// it uses the variable-time inversion; the doublings and additions run

@@ -6,7 +6,7 @@
 //! Memory: k·G uses one process-wide comb (37 × 64 affine points, 151,552
 //! bytes) built on first use from G alone (`ecmult_gen::g_table`), and on
 //! CPUs with AVX-512 IFMA its first 36 windows again in the eight-lane layout
-//! (204,800 bytes, `ecmult_gen_ifma.rs`); a prepared
+//! (204,800 bytes, `ecmult_gen::ifma`); a prepared
 //! public key carries its own comb (43 × 32 points, 88,064 bytes);
 //! verification also uses a process-wide table of 256 odd multiples of G
 //! (16,384 bytes, built on the first verification).
@@ -34,9 +34,9 @@
 //! Layout, one job per file: `keys` (key pairs, Z, prepared comb), `sign`
 //! (signatures and batches), `encrypt` (ciphertexts), `pool` (signature
 //! pools), `kex` (key exchange), `nonce` (hedged draws), `ecmult_gen` (k·G
-//! and fixed-base combs; k·G on eight IFMA lanes in `ecmult_gen_ifma`, over
-//! the lane field of `field_ifma`), `ecmult_const` (k·P), `ecmult` (s·G + t·P),
-//! `point` (formulas), `field` (p and n; x86-64 kernels in `field_x86`).
+//! and fixed-base combs; k·G on eight IFMA lanes in `ecmult_gen::ifma`, over
+//! the lane field of `field::ifma`), `ecmult_const` (k·P), `ecmult` (s·G + t·P),
+//! `point` (formulas), `field` (p and n; x86-64 kernels in `field::x86`).
 
 use crate::ctime;
 mod ecmult;

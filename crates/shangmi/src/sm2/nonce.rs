@@ -51,9 +51,10 @@
 //! See [`crate::arith::invert_blinded`].
 
 use super::field::{Fp, Scalar};
-use crate::arith::{nonzero_below, HedgedKey};
+use crate::arith::nonzero_below;
 use crate::ctime::public_bool;
 use crate::rand::buffered_seed;
+use crate::rand::hedged::HedgedKey;
 use crate::Result;
 use zeroize::Zeroizing;
 
@@ -95,14 +96,7 @@ impl NonceKey {
     /// constant time and needs no β): the k of [`Self::sign_pair`]'s
     /// construction, one compression.
     pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Scalar> {
-        loop {
-            let seed = buffered_seed()?;
-            let kb = self.derive(&seed, e, TAG_SIGN, 1);
-            let (k, ok) = nonzero_below(&kb);
-            if public_bool(ok) {
-                return Ok(k);
-            }
-        }
+        self.0.below(e, TAG_SIGN)
     }
 
     /// A blinding factor β ∈ [1, p−1] for decrypting with C1 = (x, y): a

@@ -9,8 +9,9 @@
 //! [`crate::arith::curve`] (Fp is a [`CurveField`] with a = −3, products
 //! through the backend chosen once per operation); Fp overrides the
 //! doubling with SM2's own scaled kernel ([`double_scaled`], see
-//! [`CurveField::double_point`] below for why). The co-Z and affine steps
-//! that only SM2's odd-multiple tables use stay here.
+//! [`CurveField::double_point`] below for why). The co-Z chain of odd
+//! multiples is shared too ([`curve::odd_multiples_coz_vartime`]); the
+//! affine + affine step that only SM2's comb uses stays here.
 
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
@@ -145,6 +146,13 @@ impl From<curve::Jacobian<Fp>> for Jacobian {
     #[inline(always)]
     fn from(p: curve::Jacobian<Fp>) -> Self {
         Jacobian { x: p.x, y: p.y, z: p.z }
+    }
+}
+
+impl From<curve::Affine<Fp>> for Affine {
+    #[inline(always)]
+    fn from(p: curve::Affine<Fp>) -> Self {
+        Affine { x: p.x, y: p.y }
     }
 }
 
@@ -339,7 +347,7 @@ pub fn add_mixed_vartime<B: MulBackend>(b: B, p: &Jacobian, q: &Affine) -> Jacob
 
 /// p + q for a p that is never the point at infinity and a q that is never
 /// −p (8M + 3S, no selects), for the odd-digit scalar multiplications of
-/// `ecmult_gen.rs` and `ecmult_const.rs`, whose comments prove when these cases can't arise. p == q can
+/// `ecmult_gen` and `ecmult_const`, whose comments prove when these cases can't arise. p == q can
 /// happen only where `complete` is set: then 2q is computed too and selected
 /// in constant time. (p == −q needs nothing: H = 0 makes Z3 = Z1·H = 0, the
 /// point at infinity, which is the right answer.)
@@ -354,42 +362,11 @@ pub fn add_mixed<B: MulBackend>(b: B, p: &Jacobian, q: &Affine, complete: bool) 
     sum
 }
 
-/// 2p and p as Jacobian points sharing one Z (= 2y), for an affine p with
-/// y ≠ 0 (every point of the curve but infinity: n is odd). With a = −3:
-/// M = 3(x² − 1), S = 4xy², 2p = (M² − 2S, M(S − X) − 8y⁴, 2y) and
-/// p = (S, 8y⁴, 2y) (4S + 2M). Starts the co-Z chain of odd multiples.
+/// 2p and p sharing one Z: the shared [`curve::dblu_affine`] (a = −3).
 #[inline]
 pub fn dblu_affine<B: MulBackend>(b: B, p: &Affine) -> (Jacobian, Jacobian) {
-    let xx = b.sqr(&p.x);
-    let yy = b.sqr(&p.y);
-    let y4 = b.sqr(&yy);
-    let s = b.mul(&p.x, &yy).double().double(); // 4xy²
-    let m = xx.sub(&Fp::ONE);
-    let m = m.double().add(&m); // 3(x² − 1)
-    let y8 = y4.double().double().double(); // 8y⁴
-    let x2 = b.sqr(&m).sub(&s.double());
-    let y2 = b.mul(&m, &s.sub(&x2)).sub(&y8);
-    let z = p.y.double();
-    (Jacobian { x: x2, y: y2, z }, Jacobian { x: s, y: y8, z })
-}
-
-/// Co-Z addition (Meloni's ZADDU, 5M + 2S) of p and q sharing Z, p ≠ ±q:
-/// returns p + q and p re-expressed with the sum's Z, which is Z·(Xp − Xq).
-/// With C = (Xp − Xq)², W1 = Xp·C, W2 = Xq·C, D = (Yp − Yq)²,
-/// A = Yp·(W1 − W2): X3 = D − W1 − W2, Y3 = (Yp − Yq)(W1 − X3) − A, and p
-/// becomes (W1, A, Z3).
-#[inline]
-pub fn zaddu<B: MulBackend>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Jacobian) {
-    let dx = p.x.sub(&q.x);
-    let dy = p.y.sub(&q.y);
-    let c = b.sqr(&dx);
-    let w1 = b.mul(&p.x, &c);
-    let w2 = b.mul(&q.x, &c);
-    let a = b.mul(&p.y, &w1.sub(&w2));
-    let x3 = b.sqr(&dy).sub(&w1).sub(&w2);
-    let y3 = b.mul(&dy, &w1.sub(&x3)).sub(&a);
-    let z3 = b.mul(&p.z, &dx);
-    (Jacobian { x: x3, y: y3, z: z3 }, Jacobian { x: w1, y: a, z: z3 })
+    let (two, one) = curve::dblu_affine(b, &curve::Affine::from(*p));
+    (two.into(), one.into())
 }
 
 /// p + q for affine p and q with p ≠ ±q (the caller proves it): the mixed

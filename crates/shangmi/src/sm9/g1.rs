@@ -1,8 +1,8 @@
 //! G1: SM9's curve y² = x³ + 5 over Fp (prime order n, cofactor 1).
 
-use super::curve::{Affine, Curve, Jacobian};
 use super::fp::{fp, fp_small, fp_sqrt_vartime, Fp};
 use super::window::{WindowGroup, Words, ENTRIES};
+use crate::arith::curve::{Affine, Curve, Jacobian};
 use crate::{Error, Result};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 

@@ -3,11 +3,11 @@
 //! The twist maps to E(Fp12) by ψ(x, y) = (x·w⁻², y·w⁻³) (w⁶ = u), which is
 //! what the pairing's line functions assume.
 
-use super::curve::{Affine, Curve, Jacobian};
 use super::fp::{fp, Fp};
 use super::fp12::{G12, G13, G14};
 use super::fp2::Fp2;
 use super::window::{WindowGroup, Words, ENTRIES};
+use crate::arith::curve::{Affine, Curve, Jacobian};
 use crate::{Error, Result};
 use subtle::{Choice, ConditionallySelectable};
 

@@ -3,6 +3,7 @@
 
 use super::fp::{Scalar, Sm9N};
 use crate::arith::{final_sub, limbs_from_be, Limbs, Modulus};
+use crate::rand::hedged::HedgedKey;
 use crate::sm3::Sm3;
 use crate::{Error, Result};
 use subtle::Choice;
@@ -57,12 +58,48 @@ pub fn h2(msg: &[u8], w: &[u8]) -> Scalar {
     hash_to_range(2, &[msg, w])
 }
 
-/// A uniformly random scalar in [1, n − 1] from 40 OS-random bytes (bias below 2⁻⁶⁴).
+/// A uniformly random scalar in [1, n − 1] from 40 OS-random bytes (bias
+/// below 2⁻⁶⁴): for secrets with no private key to hedge with (master
+/// keys, encryption and encapsulation ephemerals).
 pub fn random_scalar() -> Result<Scalar> {
     let mut b = Zeroizing::new([0u8; HLEN]);
     crate::rand::fill(&mut b[..])?;
     crate::ctime::classify(&b[..]);
     Ok(reduce_to_range(&b[..]))
+}
+
+/// Second half of the hedged key's first SM3 block (after SM3 of the
+/// private key): separates these hashes from every other SM3 use.
+const HEDGE_DOMAIN: &[u8; 32] = b"shangmi SM9 hedged scalar v1\0\0\0\0";
+
+/// Purpose bytes of [`Hedge::scalar`].
+pub(crate) const TAG_SIGN: u8 = 1;
+pub(crate) const TAG_EXCHANGE: u8 = 2;
+
+/// Per-operation scalars hedged with a private key, as SM2's signing
+/// nonces are ([`crate::rand::hedged`]): the key is SM3 of the private
+/// key's encoding (SM9's private keys are points, not 32-byte scalars), so
+/// r stays unpredictable to anyone without the key even if the OS
+/// generator were weak, and still random if the key and message repeat.
+pub(crate) struct Hedge {
+    key: HedgedKey,
+    v: Zeroizing<[u8; 32]>,
+}
+
+impl Hedge {
+    /// The hedge of private-key encoding `secret` for the message `parts`
+    /// (hashed to 32 bytes with SM3).
+    pub(crate) fn new(secret: &[u8], parts: &[&[u8]]) -> Self {
+        let sk = Zeroizing::new(crate::sm3::hash(secret));
+        let key = HedgedKey::new(&sk, HEDGE_DOMAIN);
+        Hedge { key, v: Zeroizing::new(crate::sm3::hash_parts(parts)) }
+    }
+
+    /// A fresh r in [1, n − 1] for purpose `tag` (a new OS seed each call,
+    /// rejection sampled).
+    pub(crate) fn scalar(&self, tag: u8) -> Result<Scalar> {
+        self.key.below::<Sm9N>(&self.v, tag)
+    }
 }
 
 /// A big-endian 32-byte scalar in [1, n − 1]; `what` names it in the error.

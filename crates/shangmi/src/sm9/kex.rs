@@ -9,8 +9,9 @@
 use super::enc::{check_kdf_len, EncMasterPublicKey, EncPrivateKey};
 use super::fp::Scalar;
 use super::g1::{self, G1Affine};
+use super::g2;
 use super::gt::Gt;
-use super::hash::random_scalar;
+use super::hash::{Hedge, TAG_EXCHANGE};
 pub use crate::kex::{KeyExchangeResult, Role};
 use crate::sm3::{self, Sm3};
 use crate::{Error, Result};
@@ -44,7 +45,11 @@ impl KeyExchange {
     /// Starts an exchange with a fresh ephemeral scalar. `own` must be a
     /// hid-2 key of the identity `uid` under `mpk`.
     pub fn new(role: Role, own: &EncPrivateKey, mpk: &EncMasterPublicKey, uid: &[u8], peer_uid: &[u8]) -> Result<Self> {
-        Self::with_r(role, own, mpk, uid, peer_uid, random_scalar()?)
+        // Hedged with deB/deA and both identities, as SM2's exchange is with d.
+        let de = Zeroizing::new(g2::encode_raw(&own.de));
+        let uid_len = (uid.len() as u64).to_be_bytes();
+        let r = Hedge::new(&de[..], &[&uid_len, uid, peer_uid]).scalar(TAG_EXCHANGE)?;
+        Self::with_r(role, own, mpk, uid, peer_uid, r)
     }
 
     pub(crate) fn with_r(

@@ -2,11 +2,10 @@
 //! encapsulation and key exchange on the BN256 curve with t = 0x600000000058F98A.
 //!
 //! Layers, bottom up: [`fp`] (Fp, Scalar on `arith`), [`fp2`], [`fp4`], [`fp12`]
-//! (the standard's tower, so its byte order needs no conversion), [`curve`]
-//! (a = 0 point formulas over Fp and Fp2), [`g1`], [`g2`], [`pairing`] and
+//! (the standard's tower, so its byte order needs no conversion), the shared
+//! point formulas of [`crate::arith::curve`] (a = 0, over Fp and Fp2), [`g1`], [`g2`], [`pairing`] and
 //! [`final_exp`], then the schemes.
 
-pub mod curve;
 pub mod der;
 pub mod enc;
 pub mod encrypt;
@@ -37,6 +36,55 @@ pub use sign::{sign_many, verify_many, SignMasterKey, SignMasterPublicKey, SignP
 use pairing::G2Prepared;
 use std::sync::OnceLock;
 use window::FixedBaseTable;
+
+/// How SM9's fields provide what the shared point formulas of
+/// [`crate::arith::curve`] need: y² = x³ + b (a = 0) over Fp (G1) and
+/// over Fp2 (G2, the M-type twist).
+macro_rules! curve_field {
+    ($t:ty) => {
+        impl crate::arith::curve::CurveField for $t {
+            const A: crate::arith::curve::Coeff = crate::arith::curve::Coeff::Zero;
+            const ZERO: Self = <$t>::ZERO;
+            const ONE: Self = <$t>::ONE;
+            #[inline(always)]
+            fn add(&self, o: &Self) -> Self {
+                <$t>::add(self, o)
+            }
+            #[inline(always)]
+            fn sub(&self, o: &Self) -> Self {
+                <$t>::sub(self, o)
+            }
+            #[inline(always)]
+            fn mul(&self, o: &Self) -> Self {
+                <$t>::mul(self, o)
+            }
+            #[inline(always)]
+            fn square(&self) -> Self {
+                <$t>::square(self)
+            }
+            #[inline(always)]
+            fn double(&self) -> Self {
+                <$t>::double(self)
+            }
+            #[inline(always)]
+            fn neg(&self) -> Self {
+                <$t>::neg(self)
+            }
+            fn invert(&self) -> Self {
+                <$t>::invert(self)
+            }
+            fn invert_vartime(&self) -> Self {
+                <$t>::invert_vartime(self)
+            }
+            #[inline(always)]
+            fn is_zero(&self) -> subtle::Choice {
+                <$t>::is_zero(self)
+            }
+        }
+    };
+}
+curve_field!(fp::Fp);
+curve_field!(fp2::Fp2);
 
 /// P2's Miller-loop lines (public constant data, built once).
 pub(crate) fn p2_prepared() -> &'static G2Prepared {

@@ -10,7 +10,7 @@ use super::fp::Scalar;
 use super::g1::{self, G1Affine, G1, P1};
 use super::g2::{self, G2Affine};
 use super::gt::{Gt, GtTable};
-use super::hash::{h1, h2, h_from_bytes, random_scalar, scalar_from_bytes};
+use super::hash::{h1, h2, h_from_bytes, random_scalar, scalar_from_bytes, Hedge, TAG_SIGN};
 use super::pairing::{multi_pairing_prepared, pairing, G2Prepared};
 use super::window::{mul_fixed_window, FixedBaseTable};
 use crate::{Error, Result};
@@ -234,10 +234,13 @@ impl SignPrivateKey {
         self.mpk.prepared_memory() + self.table.as_ref().map_or(0, |t| t.memory())
     }
 
-    /// A signature of `msg` with a fresh random r.
+    /// A signature of `msg` with a fresh random r, hedged with dsA and
+    /// `msg` ([`Hedge`]).
     pub fn sign(&self, msg: &[u8]) -> Result<Signature> {
+        let ds = Zeroizing::new(g1::encode_xy(&self.ds));
+        let hedge = Hedge::new(&ds[..], &[msg]);
         loop {
-            let mut r = random_scalar()?;
+            let mut r = hedge.scalar(TAG_SIGN)?;
             let s = self.sign_with_r(msg, &r);
             r.zeroize();
             if let Some(s) = s {

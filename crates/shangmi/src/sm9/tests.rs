@@ -2,7 +2,6 @@
 //! one template, every named constant recomputed from its definition, and
 //! every fast path against its plain twin on random inputs.
 
-use super::curve::Jacobian;
 use super::final_exp::{easy_part, final_exponentiation};
 use super::fp::*;
 use super::fp12::*;
@@ -13,6 +12,7 @@ use super::g2::{self, P2};
 use super::gt::{Gt, GtTable};
 use super::pairing::*;
 use super::window::{mul_fixed_window, FixedBaseTable};
+use crate::arith::curve::Jacobian;
 use crate::arith::Modulus;
 use num_bigint::BigUint;
 use subtle::ConstantTimeEq;

@@ -1,6 +1,6 @@
 //! The SM2 prime field Fp and the scalar field mod n (sm2p256v1): the
 //! moduli, their special-form portable kernels and constants; the x86-64
-//! assembly is in `field_x86.rs`.
+//! assembly is in `x86`, the eight-lane IFMA field in `ifma`.
 
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
@@ -8,11 +8,9 @@
 use crate::arith::{adc, final_sub, hex32, mac, sbb, Fe, Limbs, Modulus};
 
 #[cfg(target_arch = "x86_64")]
-#[path = "field_x86.rs"]
 mod x86;
 
 #[cfg(target_arch = "x86_64")]
-#[path = "field_ifma.rs"]
 pub(crate) mod ifma;
 
 /// p = 2^256 − 2^224 − 2^96 + 2^64 − 1.
@@ -187,5 +185,4 @@ pub fn sqrt_vartime(a: &Fp) -> Option<Fp> {
 }
 
 #[cfg(test)]
-#[path = "field_tests.rs"]
 mod tests;

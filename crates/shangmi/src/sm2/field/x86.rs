@@ -1,7 +1,7 @@
 //! SM2's p in x86-64 assembly: addition, subtraction and halving (base
 //! instruction set) and the MULX/ADCX/ADOX Montgomery multiplication and
 //! squaring with the shift-and-add reduction (−p⁻¹ ≡ 1 mod 2^64). Each is
-//! checked against the portable code in `field_tests.rs`.
+//! checked against the portable code in `field::tests`.
 
 /// p's words in memory, for assembly that reads the two irregular ones
 /// as operands (`sbb r, [rip + P_WORDS + 8]`: one fused µop, where a

@@ -26,7 +26,6 @@ use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable};
 
 #[cfg(target_arch = "x86_64")]
-#[path = "ecmult_gen_ifma.rs"]
 mod ifma;
 
 /// A fixed-base comb: `windows` = ⌈256/w⌉ sub-tables of 2^(w−1) affine
@@ -151,14 +150,15 @@ pub fn mul_g(k: &Limbs) -> Jacobian {
     g_table().mul(k)
 }
 
-/// The k·G engine [`mul_g`] uses: "ifma-8lane", or "portable" for the
-/// one-lane comb (whose field products follow `sm2-field`).
+/// The k·G engine [`mul_g`] uses: "ifma-512" (eight lanes of 52-bit
+/// limbs), or "portable-64" for the one-lane comb (whose field products
+/// follow the `montgomery` backend).
 pub fn mul_g_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     if <crate::cpu::Ifma as crate::cpu::Token>::get().is_some() {
-        return "ifma-8lane";
+        return "ifma-512";
     }
-    "portable"
+    "portable-64"
 }
 
 /// k·G on the scalar comb whatever the CPU (the lanes' reference in tests).

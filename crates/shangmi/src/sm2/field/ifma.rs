@@ -1,5 +1,5 @@
 //! SM2's p on eight lanes at once: AVX-512 IFMA (`vpmadd52luq`/`vpmadd52huq`)
-//! in radix 2^52, for the lane-parallel comb of `ecmult_gen_ifma.rs`.
+//! in radix 2^52, for the lane-parallel comb of `ecmult_gen::ifma`.
 //!
 //! An [`Fe8`] is five 512-bit registers: limb i of lane l holds bits
 //! 52i.. of lane l's value. The domain is Montgomery's with R = 2^260: a

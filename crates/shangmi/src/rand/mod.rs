@@ -1,6 +1,8 @@
 //! The one place randomness comes from: the operating system's CSPRNG; and
 //! fork detection for everything that holds randomness drawn in advance.
 
+pub mod hedged;
+
 use crate::{Error, Result};
 use std::cell::RefCell;
 use zeroize::{Zeroize, Zeroizing};
@@ -32,12 +34,12 @@ pub fn fork_generation() -> u64 {
 }
 
 /// Per-thread OS randomness handed out in small pieces: for hedged values
-/// (`arith::HedgedKey`), whose secrecy does not rest on the seed alone, and
+/// ([`hedged::HedgedKey`]), whose secrecy does not rest on the seed alone, and
 /// for fresh private keys, where a `getrandom` system call per key would
 /// cost 1.2–2.7 µs (a sixth of a key generation). Bytes are wiped from the
 /// buffer as they are handed out, so what stays in memory is only
 /// randomness not yet used; a forked child's copy is discarded before
-/// anything is taken from it (see sm2/nonce.rs), and key bytes are taken
+/// anything is taken from it, and key bytes are taken
 /// only from a fill made by this very process (see [`buffered_key_bytes`]).
 struct SeedBuffer {
     buf: [u8; 512],

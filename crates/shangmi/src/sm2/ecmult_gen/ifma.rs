@@ -1,4 +1,4 @@
-//! k·G on eight lanes (AVX-512 IFMA, `field_ifma.rs`): the comb's windows
+//! k·G on eight lanes (AVX-512 IFMA, `field::ifma`): the comb's windows
 //! dealt to lanes, so eight mixed additions run side by side.
 //!
 //! The comb for G has 37 windows (w = 7, [`super::G_COMB_W`]). Lane l takes
