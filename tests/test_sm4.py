@@ -527,7 +527,7 @@ def test_portable_backend_subprocess() -> None:
         text=True,
         check=True,
     )
-    assert out.stdout.strip() == "portable"
+    assert out.stdout.strip() == "portable-64"
     proc = subprocess.run(
         [
             sys.executable,
