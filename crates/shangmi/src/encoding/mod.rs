@@ -23,10 +23,12 @@ mod keys;
 pub mod oid;
 mod pbe;
 pub mod pem;
+pub mod signature;
 pub mod sm2;
 mod sm2_der;
 pub mod sm2_modes;
 mod sm4cbc;
+pub mod sm9;
 
 pub use keys::{
     private_key_from_der, private_key_from_der_capped, private_key_from_pem, private_key_from_pem_capped,
@@ -35,6 +37,7 @@ pub use keys::{
 };
 pub(crate) use pbe::decrypt_pkcs8_der;
 pub use pbe::{encrypt_pkcs8_der, KeyEncryption, Pbes2Params, DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS};
+pub use signature::{SignatureEncoding, SignatureFormat};
 pub use sm2_der::{cipher_from_der, cipher_to_der, signature_from_der, signature_to_der};
 
 /// The message for every failure to decrypt a private key: a wrong password

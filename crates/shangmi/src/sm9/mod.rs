@@ -7,7 +7,8 @@
 //! [`final_exp`], then the schemes.
 
 pub mod curve;
-pub mod der;
+/// The SM9 formats, under the name the binding uses ([`crate::encoding::sm9`]).
+pub use crate::encoding::sm9 as der;
 pub mod enc;
 pub mod encrypt;
 pub mod final_exp;
@@ -27,7 +28,7 @@ pub mod pairing;
 pub mod sign;
 pub mod window;
 
-pub use der::SignatureEncoding;
+pub use crate::encoding::SignatureEncoding;
 pub use enc::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, HID_ENC, HID_EXCH};
 pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
