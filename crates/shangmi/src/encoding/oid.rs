@@ -291,6 +291,31 @@ pub const SIGNING_TIME: O = O::new_unwrap("1.2.840.113549.1.9.5");
 /// 1.2.840.113549.1.9.14: PKCS#9 extensionRequest, the CSR attribute carrying extensions.
 pub const EXTENSION_REQUEST: O = O::new_unwrap("1.2.840.113549.1.9.14");
 
+// ---------------------------------------------------------------- Name attributes (X.520, RFC 4519)
+
+/// 2.5.4.3: commonName (CN).
+pub const COMMON_NAME: O = O::new_unwrap("2.5.4.3");
+/// 2.5.4.5: serialNumber (a PrintableString).
+pub const SERIAL_NUMBER: O = O::new_unwrap("2.5.4.5");
+/// 2.5.4.6: countryName (C), two letters in a PrintableString.
+pub const COUNTRY_NAME: O = O::new_unwrap("2.5.4.6");
+/// 2.5.4.7: localityName (L).
+pub const LOCALITY_NAME: O = O::new_unwrap("2.5.4.7");
+/// 2.5.4.8: stateOrProvinceName (ST).
+pub const STATE_OR_PROVINCE_NAME: O = O::new_unwrap("2.5.4.8");
+/// 2.5.4.9: streetAddress (STREET).
+pub const STREET_ADDRESS: O = O::new_unwrap("2.5.4.9");
+/// 2.5.4.10: organizationName (O).
+pub const ORGANIZATION_NAME: O = O::new_unwrap("2.5.4.10");
+/// 2.5.4.11: organizationalUnitName (OU).
+pub const ORGANIZATIONAL_UNIT_NAME: O = O::new_unwrap("2.5.4.11");
+/// 2.5.4.46: dnQualifier (a PrintableString).
+pub const DN_QUALIFIER: O = O::new_unwrap("2.5.4.46");
+/// 0.9.2342.19200300.100.1.1: userId (UID, RFC 4519).
+pub const USER_ID: O = O::new_unwrap("0.9.2342.19200300.100.1.1");
+/// 0.9.2342.19200300.100.1.25: domainComponent (DC, RFC 4519), an IA5String.
+pub const DOMAIN_COMPONENT: O = O::new_unwrap("0.9.2342.19200300.100.1.25");
+
 // ---------------------------------------------------------------- X.509 extensions (RFC 5280)
 
 /// 2.5.29.14: subjectKeyIdentifier.

@@ -5,7 +5,7 @@
 //! UTF8String, PrintableString, IA5String, TeletexString (as Latin-1),
 //! BMPString and UniversalString; other value types are kept as raw DER.
 
-use crate::encoding::oid::ObjectIdentifier;
+use crate::encoding::oid::{self, ObjectIdentifier};
 
 use crate::encoding::der::{self, Reader};
 use crate::{Error, Result};
@@ -34,23 +34,23 @@ pub struct Name {
 }
 
 /// Well-known attribute short names (RFC 4514 and what OpenSSL prints).
-const SHORT_NAMES: &[(&str, &str)] = &[
-    ("2.5.4.3", "CN"),
-    ("2.5.4.6", "C"),
-    ("2.5.4.7", "L"),
-    ("2.5.4.8", "ST"),
-    ("2.5.4.9", "STREET"),
-    ("2.5.4.10", "O"),
-    ("2.5.4.11", "OU"),
-    ("0.9.2342.19200300.100.1.25", "DC"),
-    ("0.9.2342.19200300.100.1.1", "UID"),
+const SHORT_NAMES: &[(ObjectIdentifier, &str)] = &[
+    (oid::COMMON_NAME, "CN"),
+    (oid::COUNTRY_NAME, "C"),
+    (oid::LOCALITY_NAME, "L"),
+    (oid::STATE_OR_PROVINCE_NAME, "ST"),
+    (oid::STREET_ADDRESS, "STREET"),
+    (oid::ORGANIZATION_NAME, "O"),
+    (oid::ORGANIZATIONAL_UNIT_NAME, "OU"),
+    (oid::DOMAIN_COMPONENT, "DC"),
+    (oid::USER_ID, "UID"),
 ];
 
 /// Attributes whose value DER requires as PrintableString or IA5String.
-fn default_tag(oid: &ObjectIdentifier) -> u8 {
-    match oid.to_string().as_str() {
-        "2.5.4.6" | "2.5.4.5" | "2.5.4.46" => der::PRINTABLE_STRING,
-        "1.2.840.113549.1.9.1" | "0.9.2342.19200300.100.1.25" => der::IA5_STRING,
+fn default_tag(o: &ObjectIdentifier) -> u8 {
+    match *o {
+        oid::COUNTRY_NAME | oid::SERIAL_NUMBER | oid::DN_QUALIFIER => der::PRINTABLE_STRING,
+        oid::EMAIL_ADDRESS | oid::DOMAIN_COMPONENT => der::IA5_STRING,
         _ => der::UTF8_STRING,
     }
 }
@@ -127,7 +127,7 @@ impl Name {
             }
             let mut atvs = Vec::with_capacity(rdn.len());
             for (oid, text, tag) in rdn {
-                if oid.to_string() == "2.5.4.6" && (text.len() != 2 || !text.is_ascii()) {
+                if *oid == oid::COUNTRY_NAME && (text.len() != 2 || !text.is_ascii()) {
                     return Err(Error::invalid(format!("countryName must be 2 letters, got {text:?}")));
                 }
                 let tag = if *tag == 0 { default_tag(oid) } else { *tag };
@@ -177,7 +177,7 @@ impl Name {
                 .iter()
                 .map(|a| {
                     let o = a.oid.to_string();
-                    let key = SHORT_NAMES.iter().find(|(k, _)| *k == o).map(|(_, v)| v.to_string());
+                    let key = SHORT_NAMES.iter().find(|(k, _)| *k == a.oid).map(|(_, v)| v.to_string());
                     match (&a.text, key) {
                         (Some(t), Some(k)) => format!("{k}={}", escape(t)),
                         (Some(t), None) => format!("{o}={}", escape(t)),
