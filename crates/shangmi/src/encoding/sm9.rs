@@ -31,9 +31,22 @@ pub fn cipher_to_der(en_type: u8, c1: &[u8], c3: &[u8], c2: &[u8]) -> Vec<u8> {
     der::seq(&[&der::small_int(en_type.into()), &der::bits(c1), &der::octets(c3), &der::octets(c2)])
 }
 
-/// (EnType, C1, C3, C2) of GmSSL's ciphertext DER, C3 checked to be 32
-/// bytes; `None` for any defect (decryption reports one opaque failure).
-pub fn cipher_from_der(data: &[u8]) -> Option<(u64, &[u8], &[u8], &[u8])> {
+/// The parts of GmSSL's ciphertext DER, borrowed from it.
+#[derive(Clone, Copy, Debug)]
+pub struct CipherParts<'a> {
+    /// EnType: the cipher's number (GmSSL's: 0 XOR, 1 SM4-ECB, 2 SM4-CBC).
+    pub en_type: u64,
+    /// C1, 04‖x‖y (decoding and validation are the decryption's).
+    pub c1: &'a [u8],
+    /// C3, 32 bytes.
+    pub c3: &'a [u8],
+    /// C2.
+    pub c2: &'a [u8],
+}
+
+/// The parts of GmSSL's ciphertext DER, C3 checked to be 32 bytes; `None`
+/// for any defect (decryption reports one opaque failure).
+pub fn cipher_from_der(data: &[u8]) -> Option<CipherParts<'_>> {
     const W: &str = "SM9 ciphertext";
     let mut r = Reader::new(der::single(data, der::SEQUENCE, W).ok()?.value, W);
     let t = r.small_uint("EnType").ok()?;
@@ -41,7 +54,7 @@ pub fn cipher_from_der(data: &[u8]) -> Option<(u64, &[u8], &[u8], &[u8])> {
     let c3 = r.octets("C3").ok()?;
     let c2 = r.octets("C2").ok()?;
     r.finish("C2").ok()?;
-    (c3.len() == 32).then_some((t, c1, c3, c2))
+    (c3.len() == 32).then_some(CipherParts { en_type: t, c1, c3, c2 })
 }
 
 impl SignatureFormat for Signature {

@@ -157,11 +157,11 @@ fn split(ct: &[u8], opts: Options, c1len: usize) -> Result<(&[u8], &[u8], &[u8])
     let fail = Error::DecryptionFailed;
     match opts.layout {
         Layout::Der => {
-            let (t, c1, c3, c2) = crate::encoding::sm9::cipher_from_der(ct).ok_or(fail.clone())?;
-            if t != u64::from(opts.cipher.en_type()) {
+            let p = crate::encoding::sm9::cipher_from_der(ct).ok_or(fail.clone())?;
+            if p.en_type != u64::from(opts.cipher.en_type()) {
                 return Err(fail);
             }
-            Ok((c1, c3, c2))
+            Ok((p.c1, p.c3, p.c2))
         }
         _ => {
             if ct.len() <= c1len + 32 {
