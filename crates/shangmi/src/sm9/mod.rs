@@ -23,7 +23,8 @@ pub mod glv;
 pub mod gt;
 pub mod hash;
 pub mod kex;
-pub mod keyfile;
+/// The SM9 key files ([`crate::encoding::sm9::keys`]).
+pub use crate::encoding::sm9::keys as keyfile;
 pub mod pairing;
 pub mod sign;
 pub mod window;

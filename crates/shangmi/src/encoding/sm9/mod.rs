@@ -1,9 +1,11 @@
 //! SM9 formats: GmSSL's DER for signatures and ciphertexts (`sm9.h`), the
 //! names callers give the encryption options, and the batch forms of the
-//! signature encodings. The key files are in [`crate::sm9::keyfile`].
+//! signature encodings; the key files in [`keys`].
 //!
 //! signature `SEQUENCE { h OCTET STRING, S BIT STRING }`;
 //! ciphertext `SEQUENCE { EnType INTEGER, C1 BIT STRING, C3 OCTET STRING, C2 OCTET STRING }`.
+
+pub mod keys;
 
 use super::der::{self, Reader};
 use super::signature::{SignatureEncoding, SignatureFormat};

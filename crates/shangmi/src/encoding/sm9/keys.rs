@@ -19,10 +19,10 @@
 //! range-checked, a master key's stored public key must match the one its
 //! scalar gives, and every file-level defect is [`Error::InvalidKey`].
 
-use super::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, SignMasterKey, SignMasterPublicKey, SignPrivateKey};
 use crate::encoding::der::{self, Reader};
 use crate::encoding::oid::{self, ObjectIdentifier};
 use crate::encoding::{encrypt_pkcs8_der, pem, KeyEncryption};
+use crate::sm9::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, SignMasterKey, SignMasterPublicKey, SignPrivateKey};
 use crate::{Error, Result};
 use zeroize::Zeroizing;
 
