@@ -1,7 +1,18 @@
-//! DER/PEM formats: PKCS#8, SPKI, SEC1, GM/T 0009 structures.
+//! Every byte format of the crate, in one place: the DER codec, the OIDs,
+//! PEM, and the SM2 and SM9 key, signature and ciphertext formats. X.509,
+//! CMS and (to come) PKCS#12 and TLS build on the same pieces.
 //!
-//! Everything here works on plain byte arrays (points as `04||x||y`, scalars
-//! as 32 big-endian bytes), so the formats do not depend on how the curve
+//! | module | job |
+//! |---|---|
+//! | [`der`] | the one DER reader/writer (strict DER; BER on request) |
+//! | [`oid`] | every object identifier, once, and their type |
+//! | [`pem`] | PEM blocks, with OpenSSL's legacy headers |
+//! | [`signature`] | the one signature-encoding choice (DER or raw), for SM2 and SM9 |
+//! | [`sm2`] / [`sm2_modes`] | SM2 keys, signatures, ciphertexts on [`crate::sm2`] types; the named layout choices |
+//! | [`sm9`] | SM9 signature and ciphertext DER, option names, key files ([`sm9::keys`]) |
+//!
+//! The SM2 formats work on plain byte arrays (points as `04||x||y`, scalars
+//! as 32 big-endian bytes), so they do not depend on how the curve
 //! arithmetic represents them. Parsing is strict DER: trailing bytes,
 //! non-minimal lengths or integers, wrong OIDs all give a clear error.
 //!
@@ -15,8 +26,7 @@
 //! | PBES2 PBKDF2-HMAC-SM3 + SM4-CBC (GmSSL) | yes | yes |
 //! | PBES2 PBKDF2-HMAC-SHA1/224/256/384/512 + AES-128/192/256-CBC (OpenSSL) | yes | SHA-256 + AES-256-CBC |
 //! | legacy `Proc-Type: 4,ENCRYPTED` PEM (EVP_BytesToKey/MD5) | yes | no |
-//!
-//! [`sm2`](self::sm2) has the same operations on [`crate::sm2`] key, signature and ciphertext types.
+//! | SM9 signature, ciphertext, master and user keys (GmSSL) | yes | yes |
 
 pub mod der;
 mod keys;
