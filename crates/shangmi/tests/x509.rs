@@ -5,8 +5,9 @@ mod common;
 
 use common::hex;
 use shangmi::cms::{self, Flavor, RecipientId, SignRequest};
+use shangmi::encoding::oid;
 use shangmi::sm2::{PrivateKey, DEFAULT_UID};
-use shangmi::x509::extensions::{self as ext, key_usage, oids};
+use shangmi::x509::extensions::{self as ext, key_usage};
 use shangmi::x509::{
     self, Certificate, CertificateRequest, Crl, ExtKind, ExtValue, Extension, Name, Options, RevokedCertificate,
     SignedObject, TbsCertificate,
@@ -24,9 +25,9 @@ fn name(cn: &str) -> Name {
 
 fn ca_exts(path: Option<u64>) -> Vec<Extension> {
     vec![
-        Extension::new(oids::BASIC_CONSTRAINTS, true, ext::encode_basic_constraints(true, path).unwrap()),
+        Extension::new(oid::BASIC_CONSTRAINTS, true, ext::encode_basic_constraints(true, path).unwrap()),
         Extension::new(
-            oids::KEY_USAGE,
+            oid::KEY_USAGE,
             true,
             ext::encode_key_usage(key_usage::KEY_CERT_SIGN | key_usage::CRL_SIGN).unwrap(),
         ),
@@ -259,17 +260,17 @@ fn parsers_survive_mutation() {
 fn typed_extensions_match_known_der() {
     let cases = [
         // keyUsage: digitalSignature, keyCertSign, cRLSign (1 unused bit).
-        (oids::KEY_USAGE, "03020186", ExtValue::KeyUsage(0x61)),
+        (oid::KEY_USAGE, "03020186", ExtValue::KeyUsage(0x61)),
         // basicConstraints: CA:TRUE, no path length.
-        (oids::BASIC_CONSTRAINTS, "30030101ff", ExtValue::BasicConstraints(true, None)),
+        (oid::BASIC_CONSTRAINTS, "30030101ff", ExtValue::BasicConstraints(true, None)),
         // extKeyUsage: serverAuth (1.3.6.1.5.5.7.3.1).
         (
-            oids::EXTENDED_KEY_USAGE,
+            oid::EXTENDED_KEY_USAGE,
             "300a06082b06010505070301",
             ExtValue::ExtendedKeyUsage(vec![x509::parse_oid("1.3.6.1.5.5.7.3.1").unwrap()]),
         ),
         // reasonCode: keyCompromise (1).
-        (oids::CRL_REASON, "0a0101", ExtValue::CrlReason(1)),
+        (oid::CRL_REASON, "0a0101", ExtValue::CrlReason(1)),
     ];
     for (oid, der, value) in cases {
         let der = hex(der);
@@ -277,7 +278,7 @@ fn typed_extensions_match_known_der() {
         assert_eq!(value.encode().unwrap(), der, "{oid}");
         assert!(ExtKind::for_encoding(&oid).is_ok());
     }
-    assert!(ExtValue::decode(&oids::KEY_USAGE, &hex("0302")).is_err());
+    assert!(ExtValue::decode(&oid::KEY_USAGE, &hex("0302")).is_err());
 }
 
 #[test]

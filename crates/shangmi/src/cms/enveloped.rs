@@ -4,10 +4,11 @@
 use zeroize::Zeroizing;
 
 use super::signed::{read_sid, SignerIdKind};
-use super::{content_info, oids, unsupported, wrap, Flavor};
+use super::{content_info, is_data, is_sm2_encryption, unsupported, wrap, Flavor};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid;
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PrivateKey;
-use crate::x509::asn1::{self, Reader};
 use crate::x509::{Certificate, Name};
 use crate::{Error, Result};
 
@@ -51,7 +52,7 @@ pub fn encrypt(data: &[u8], recipients: &[Certificate], flavor: Flavor, rid: Rec
     crate::rand::fill(key.as_mut())?;
     let mut iv = [0u8; 16];
     crate::rand::fill(&mut iv)?;
-    let kt_oid = if flavor == Flavor::Gmssl { oids::SM2_ENCRYPT_GMSSL } else { oids::SM2_ENCRYPT };
+    let kt_oid = if flavor == Flavor::Gmssl { oid::SM2_EXCHANGE } else { oid::SM2_ENCRYPT };
     let mut infos = Vec::with_capacity(recipients.len());
     for cert in recipients {
         let ct = cert.public_key()?.encrypt(key.as_ref())?;
@@ -59,33 +60,28 @@ pub fn encrypt(data: &[u8], recipients: &[Certificate], flavor: Flavor, rid: Rec
         let (version, id) = match rid {
             RecipientId::IssuerAndSerial => (
                 if flavor == Flavor::Rfc5652 { 0 } else { 1 },
-                asn1::seq(&[cert.issuer().to_der(), &asn1::uint(cert.serial())]),
+                der::seq(&[cert.issuer().to_der(), &der::uint(cert.serial())]),
             ),
             RecipientId::SubjectKeyIdentifier => {
                 let ski = cert.subject_key_id()?.ok_or_else(|| {
                     Error::invalid(format!("recipient '{}' has no subjectKeyIdentifier", cert.subject()))
                 })?;
-                (2, asn1::tlv(asn1::ctx_prim(0), &ski))
+                (2, der::tlv(der::ctx_prim(0), &ski))
             }
         };
-        infos.push(asn1::seq(&[
-            &asn1::small_int(version),
-            &id,
-            &asn1::seq(&[&asn1::oid(&kt_oid)]),
-            &asn1::octets(&enc),
-        ]));
+        infos.push(der::seq(&[&der::small_int(version), &id, &der::seq(&[&der::oid(&kt_oid)]), &der::octets(&enc)]));
     }
     let body = crate::sm4::cbc_encrypt(&key, &iv, data, true)?;
-    let eci = asn1::seq(&[
-        &asn1::oid(&flavor.data()),
-        &asn1::seq(&[&asn1::oid(&oids::SM4_CBC), &asn1::octets(&iv)]),
-        &asn1::tlv(asn1::ctx_prim(0), &body),
+    let eci = der::seq(&[
+        &der::oid(&flavor.data()),
+        &der::seq(&[&der::oid(&oid::SM4_CBC), &der::octets(&iv)]),
+        &der::tlv(der::ctx_prim(0), &body),
     ]);
     let refs: Vec<&[u8]> = infos.iter().map(|v| v.as_slice()).collect();
     let version = if flavor == Flavor::Rfc5652 && rid == RecipientId::IssuerAndSerial { 0 } else { 2 };
     let version = if flavor == Flavor::Rfc5652 { version } else { 1 };
-    let ed = asn1::seq(&[&asn1::small_int(version), &asn1::cons(asn1::SET, &refs), &eci]);
-    let t = if flavor == Flavor::Rfc5652 { oids::ENVELOPED_DATA } else { oids::GM_ENVELOPED_DATA };
+    let ed = der::seq(&[&der::small_int(version), &der::cons(der::SET, &refs), &eci]);
+    let t = if flavor == Flavor::Rfc5652 { oid::ENVELOPED_DATA } else { oid::GM_ENVELOPED_DATA };
     Ok(wrap(&t, &ed))
 }
 
@@ -102,36 +98,36 @@ struct Parsed {
 fn parse(der: &[u8]) -> Result<Parsed> {
     const W: &str = "EnvelopedData";
     let (ct, body) = content_info(der, W)?;
-    if ct != oids::ENVELOPED_DATA && ct != oids::GM_ENVELOPED_DATA {
+    if ct != oid::ENVELOPED_DATA && ct != oid::GM_ENVELOPED_DATA {
         return Err(unsupported("content type (expected envelopedData)", &ct));
     }
-    let mut ed = Reader::new(asn1::single(body, asn1::SEQUENCE, W)?.value, W);
+    let mut ed = Reader::new(der::single(body, der::SEQUENCE, W)?.value, W);
     ed.small_uint("version")?;
-    ed.optional(asn1::ctx(0))?; // originatorInfo
-    let mut ris = ed.nested(asn1::SET, "recipientInfos")?;
-    let mut eci = ed.nested(asn1::SEQUENCE, "encryptedContentInfo")?;
-    ed.optional(asn1::ctx(1))?; // unprotectedAttrs
+    ed.optional(der::ctx(0))?; // originatorInfo
+    let mut ris = ed.nested(der::SET, "recipientInfos")?;
+    let mut eci = ed.nested(der::SEQUENCE, "encryptedContentInfo")?;
+    ed.optional(der::ctx(1))?; // unprotectedAttrs
     ed.finish("EnvelopedData")?;
     let ect = eci.oid("contentType")?;
-    if !oids::is_data(&ect) {
+    if !is_data(&ect) {
         return Err(unsupported("encrypted content type (only data is supported)", &ect));
     }
-    let mut alg = eci.nested(asn1::SEQUENCE, "contentEncryptionAlgorithm")?;
+    let mut alg = eci.nested(der::SEQUENCE, "contentEncryptionAlgorithm")?;
     let a = alg.oid("contentEncryptionAlgorithm")?;
-    if a != oids::SM4_CBC {
+    if a != oid::SM4_CBC {
         return Err(unsupported("content encryption algorithm (only SM4-CBC is supported)", &a));
     }
-    let iv_t = alg.expect(asn1::OCTET_STRING, "IV")?;
+    let iv_t = alg.expect(der::OCTET_STRING, "IV")?;
     alg.finish("contentEncryptionAlgorithm")?;
     let iv: [u8; 16] = iv_t.value.try_into().map_err(|_| Error::invalid("SM4-CBC IV must be 16 bytes"))?;
     let content = match eci.any()? {
-        t if t.tag == asn1::ctx_prim(0) => t.value.to_vec(),
+        t if t.tag == der::ctx_prim(0) => t.value.to_vec(),
         // constructed [0] holding OCTET STRING pieces (a BER habit, still definite length)
-        t if t.tag == asn1::ctx(0) => {
+        t if t.tag == der::ctx(0) => {
             let mut parts = Reader::new(t.value, W);
             let mut out = Vec::new();
             while !parts.is_empty() {
-                out.extend_from_slice(parts.expect(asn1::OCTET_STRING, "encryptedContent")?.value);
+                out.extend_from_slice(parts.expect(der::OCTET_STRING, "encryptedContent")?.value);
             }
             out
         }
@@ -144,18 +140,18 @@ fn parse(der: &[u8]) -> Result<Parsed> {
             return Err(ris.err("too many recipients"));
         }
         let t = ris.any()?;
-        if t.tag != asn1::SEQUENCE {
+        if t.tag != der::SEQUENCE {
             continue; // other RecipientInfo kinds (kari, kekri, ...) are not SM2 key transport
         }
         let mut r = Reader::new(t.value, W);
         r.small_uint("version")?;
         let (kind, a, b) = read_sid(&mut r)?;
-        let mut ka = r.nested(asn1::SEQUENCE, "keyEncryptionAlgorithm")?;
+        let mut ka = r.nested(der::SEQUENCE, "keyEncryptionAlgorithm")?;
         let o = ka.oid("keyEncryptionAlgorithm")?;
-        if !oids::is_sm2_encryption(&o) {
+        if !is_sm2_encryption(&o) {
             continue;
         }
-        let enc = r.expect(asn1::OCTET_STRING, "encryptedKey")?.value.to_vec();
+        let enc = r.expect(der::OCTET_STRING, "encryptedKey")?.value.to_vec();
         r.finish("KeyTransRecipientInfo")?;
         recipients.push((kind, a, b, enc));
     }

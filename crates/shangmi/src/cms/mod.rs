@@ -15,15 +15,14 @@
 //! content too when integrity matters.
 
 pub mod enveloped;
-pub mod oids;
 pub mod signed;
 
 pub use enveloped::{decrypt, decrypt_content, encrypt, recipient_keys, RecipientId};
 pub use signed::{SignRequest, Verified};
 
-use crate::x509::asn1::{self, Reader};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid::{self, ObjectIdentifier};
 use crate::{Error, Result};
-use der::asn1::ObjectIdentifier;
 
 /// Which OIDs and which SignedData form to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,8 +60,8 @@ impl Flavor {
 
     pub(crate) fn data(self) -> ObjectIdentifier {
         match self {
-            Flavor::Rfc5652 => oids::DATA,
-            _ => oids::GM_DATA,
+            Flavor::Rfc5652 => oid::DATA,
+            _ => oid::GM_DATA,
         }
     }
 }
@@ -70,10 +69,10 @@ impl Flavor {
 /// Parses `ContentInfo ::= SEQUENCE { contentType, [0] EXPLICIT content }`:
 /// (contentType, content DER).
 pub(crate) fn content_info<'a>(der: &'a [u8], what: &'static str) -> Result<(ObjectIdentifier, &'a [u8])> {
-    let outer = asn1::single(der, asn1::SEQUENCE, what)?;
+    let outer = der::single(der, der::SEQUENCE, what)?;
     let mut r = Reader::new(outer.value, what);
     let t = r.oid("contentType")?;
-    let mut c = r.nested(asn1::ctx(0), "content")?;
+    let mut c = r.nested(der::ctx(0), "content")?;
     r.finish("ContentInfo")?;
     let inner = c.any()?;
     c.finish("content")?;
@@ -81,7 +80,7 @@ pub(crate) fn content_info<'a>(der: &'a [u8], what: &'static str) -> Result<(Obj
 }
 
 pub(crate) fn wrap(content_type: &ObjectIdentifier, content: &[u8]) -> Vec<u8> {
-    asn1::seq(&[&asn1::oid(content_type), &asn1::tlv(asn1::ctx(0), content)])
+    der::seq(&[&der::oid(content_type), &der::tlv(der::ctx(0), content)])
 }
 
 /// DER from PEM (`CMS` or `PKCS7`) or DER input.
@@ -100,4 +99,19 @@ pub fn to_pem(der: &[u8]) -> String {
 
 pub(crate) fn unsupported(what: &str, o: &ObjectIdentifier) -> Error {
     Error::invalid(format!("unsupported {what} {o}"))
+}
+
+/// Whether `o` is the data content type under either OID family.
+pub(crate) fn is_data(o: &ObjectIdentifier) -> bool {
+    *o == oid::DATA || *o == oid::GM_DATA
+}
+
+/// Whether `o` names an SM2 signature in any form seen in SignerInfo.
+pub(crate) fn is_sm2_signature(o: &ObjectIdentifier) -> bool {
+    *o == oid::SM2_WITH_SM3 || *o == oid::SM2_SIGN || *o == oid::SM2
+}
+
+/// Whether `o` names SM2 key transport in any form seen in KeyTransRecipientInfo.
+pub(crate) fn is_sm2_encryption(o: &ObjectIdentifier) -> bool {
+    *o == oid::SM2_ENCRYPT || *o == oid::SM2_EXCHANGE || *o == oid::SM2
 }

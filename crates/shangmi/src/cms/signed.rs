@@ -1,11 +1,12 @@
 //! SignedData (RFC 5652 section 5, GM/T 0010 section 8) with SM2 signers.
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::ObjectIdentifier;
 
-use super::{content_info, oids, unsupported, wrap, Flavor};
+use super::{content_info, is_data, is_sm2_signature, unsupported, wrap, Flavor};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid;
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PublicKey;
-use crate::x509::asn1::{self, Reader};
 use crate::x509::{self, Certificate, Name, Options};
 use crate::{sm3, Error, Result};
 
@@ -26,26 +27,26 @@ pub struct SignRequest<'a> {
 }
 
 fn issuer_and_serial(c: &Certificate) -> Vec<u8> {
-    asn1::seq(&[c.issuer().to_der(), &asn1::uint(c.serial())])
+    der::seq(&[c.issuer().to_der(), &der::uint(c.serial())])
 }
 
 fn attribute(o: &ObjectIdentifier, value: &[u8]) -> Vec<u8> {
-    asn1::seq(&[&asn1::oid(o), &asn1::set_of(&[value.to_vec()])])
+    der::seq(&[&der::oid(o), &der::set_of(&[value.to_vec()])])
 }
 
 impl SignRequest<'_> {
     fn encap(&self) -> Vec<u8> {
-        asn1::seq(&[&asn1::oid(&self.flavor.data()), &asn1::tlv(asn1::ctx(0), &asn1::octets(self.content))])
+        der::seq(&[&der::oid(&self.flavor.data()), &der::tlv(der::ctx(0), &der::octets(self.content))])
     }
 
     /// The signed attributes as the DER SET that is signed.
     fn signed_attributes(&self) -> Result<Vec<u8>> {
         let attrs = vec![
-            attribute(&oids::CONTENT_TYPE, &asn1::oid(&self.flavor.data())),
-            attribute(&oids::SIGNING_TIME, &asn1::encode_time(self.signing_time)?),
-            attribute(&oids::MESSAGE_DIGEST, &asn1::octets(&sm3::hash(self.content))),
+            attribute(&oid::CONTENT_TYPE, &der::oid(&self.flavor.data())),
+            attribute(&oid::SIGNING_TIME, &der::encode_time(self.signing_time)?),
+            attribute(&oid::MESSAGE_DIGEST, &der::octets(&sm3::hash(self.content))),
         ];
-        Ok(asn1::set_of(&attrs))
+        Ok(der::set_of(&attrs))
     }
 
     /// The digest e the signer's key must sign (with `uid` for the Z value;
@@ -62,39 +63,39 @@ impl SignRequest<'_> {
     pub fn finish(&self, sig_der: &[u8]) -> Result<Vec<u8>> {
         fmt::signature_from_der(sig_der)
             .map_err(|_| Error::invalid("the signer returned something that is not a DER SM2 signature"))?;
-        let sm3_alg = asn1::seq(&[&asn1::oid(&oids::SM3)]);
-        let sig_alg = asn1::seq(&[&asn1::oid(&oids::SM2_WITH_SM3)]);
+        let sm3_alg = der::seq(&[&der::oid(&oid::SM3)]);
+        let sig_alg = der::seq(&[&der::oid(&oid::SM2_WITH_SM3)]);
         let attrs = match self.flavor {
             Flavor::Gmssl => Vec::new(),
             _ => {
                 let set = self.signed_attributes()?;
-                asn1::tlv(asn1::ctx(0), &set[header(&set)..])
+                der::tlv(der::ctx(0), &set[header(&set)..])
             }
         };
-        let signer_info = asn1::seq(&[
-            &asn1::small_int(1),
+        let signer_info = der::seq(&[
+            &der::small_int(1),
             &issuer_and_serial(self.signer),
             &sm3_alg,
             &attrs,
             &sig_alg,
-            &asn1::octets(sig_der),
+            &der::octets(sig_der),
         ]);
-        let encap = if self.detached { asn1::seq(&[&asn1::oid(&self.flavor.data())]) } else { self.encap() };
+        let encap = if self.detached { der::seq(&[&der::oid(&self.flavor.data())]) } else { self.encap() };
         let mut certs: Vec<Vec<u8>> = vec![self.signer.to_der().to_vec()];
         for c in self.certificates {
             if !certs.iter().any(|d| d == c.to_der()) {
                 certs.push(c.to_der().to_vec());
             }
         }
-        let certs = asn1::tlv(asn1::ctx(0), &certs.concat());
-        let sd = asn1::seq(&[
-            &asn1::small_int(1),
-            &asn1::cons(asn1::SET, &[&sm3_alg]),
+        let certs = der::tlv(der::ctx(0), &certs.concat());
+        let sd = der::seq(&[
+            &der::small_int(1),
+            &der::cons(der::SET, &[&sm3_alg]),
             &encap,
             &certs,
-            &asn1::cons(asn1::SET, &[&signer_info]),
+            &der::cons(der::SET, &[&signer_info]),
         ]);
-        let t = if self.flavor == Flavor::Rfc5652 { oids::SIGNED_DATA } else { oids::GM_SIGNED_DATA };
+        let t = if self.flavor == Flavor::Rfc5652 { oid::SIGNED_DATA } else { oid::GM_SIGNED_DATA };
         Ok(wrap(&t, &sd))
     }
 }
@@ -134,14 +135,14 @@ fn find_cert<'a>(id: &SignerId, certs: &'a [Certificate]) -> Option<&'a Certific
 /// Reads a SignerIdentifier: IssuerAndSerialNumber or `[0]` subjectKeyIdentifier.
 pub(crate) fn read_sid(r: &mut Reader<'_>) -> Result<(SignerIdKind, Vec<u8>, Vec<u8>)> {
     match r.peek_tag() {
-        Some(asn1::SEQUENCE) => {
-            let mut s = r.nested(asn1::SEQUENCE, "IssuerAndSerialNumber")?;
-            let name = s.expect(asn1::SEQUENCE, "issuer")?.raw.to_vec();
+        Some(der::SEQUENCE) => {
+            let mut s = r.nested(der::SEQUENCE, "IssuerAndSerialNumber")?;
+            let name = s.expect(der::SEQUENCE, "issuer")?.raw.to_vec();
             let serial = crate::x509::certificate::serial_magnitude(s.integer("serialNumber")?, 21, "CMS")?;
             s.finish("IssuerAndSerialNumber")?;
             Ok((SignerIdKind::IssuerSerial, name, serial))
         }
-        Some(t) if t == asn1::ctx_prim(0) || t == asn1::ctx_prim(2) => {
+        Some(t) if t == der::ctx_prim(0) || t == der::ctx_prim(2) => {
             Ok((SignerIdKind::KeyId, r.any()?.value.to_vec(), Vec::new()))
         }
         _ => Err(r.err("unsupported signer / recipient identifier")),
@@ -179,28 +180,28 @@ pub fn verify(
 ) -> Result<Verified> {
     const W: &str = "SignedData";
     let (ct, body) = content_info(der, W)?;
-    let gm = if ct == oids::GM_SIGNED_DATA {
+    let gm = if ct == oid::GM_SIGNED_DATA {
         true
-    } else if ct == oids::SIGNED_DATA {
+    } else if ct == oid::SIGNED_DATA {
         false
     } else {
         return Err(unsupported("content type (expected signedData)", &ct));
     };
-    let mut sd = Reader::new(asn1::single(body, asn1::SEQUENCE, W)?.value, W);
+    let mut sd = Reader::new(der::single(body, der::SEQUENCE, W)?.value, W);
     sd.small_uint("version")?;
-    let mut algs = sd.nested(asn1::SET, "digestAlgorithms")?;
+    let mut algs = sd.nested(der::SET, "digestAlgorithms")?;
     while !algs.is_empty() {
         algs.any()?;
     }
-    let mut encap = sd.nested(asn1::SEQUENCE, "encapContentInfo")?;
+    let mut encap = sd.nested(der::SEQUENCE, "encapContentInfo")?;
     let ect = encap.oid("eContentType")?;
-    if !oids::is_data(&ect) {
+    if !is_data(&ect) {
         return Err(unsupported("encapsulated content type (only data is supported)", &ect));
     }
-    let carried = match encap.optional(asn1::ctx(0))? {
+    let carried = match encap.optional(der::ctx(0))? {
         Some(t) => {
             let mut e = Reader::new(t.value, W);
-            let o = e.expect(asn1::OCTET_STRING, "eContent")?;
+            let o = e.expect(der::OCTET_STRING, "eContent")?;
             e.finish("eContent")?;
             Some(o.value)
         }
@@ -214,51 +215,51 @@ pub fn verify(
         (None, None) => return Err(Error::invalid("detached signature: the signed data must be given")),
     };
     let mut certificates = Vec::new();
-    if let Some(c) = sd.optional(asn1::ctx(0))? {
+    if let Some(c) = sd.optional(der::ctx(0))? {
         let mut cr = Reader::new(c.value, W);
         while !cr.is_empty() {
             if certificates.len() >= MAX_CERTS {
                 return Err(cr.err("too many certificates"));
             }
             let t = cr.any()?;
-            if t.tag == asn1::SEQUENCE {
+            if t.tag == der::SEQUENCE {
                 certificates.push(Certificate::from_der(t.raw)?);
             }
         }
     }
-    sd.optional(asn1::ctx(1))?;
-    let mut infos = sd.nested(asn1::SET, "signerInfos")?;
+    sd.optional(der::ctx(1))?;
+    let mut infos = sd.nested(der::SET, "signerInfos")?;
     sd.finish("SignedData")?;
     let mut pool: Vec<Certificate> = certificates.clone();
     pool.extend(extra.iter().cloned());
     let mut signers = Vec::new();
     let mut gmssl_form = false;
-    let encap_der = asn1::seq(&[&asn1::oid(&ect), &asn1::tlv(asn1::ctx(0), &asn1::octets(&content))]);
+    let encap_der = der::seq(&[&der::oid(&ect), &der::tlv(der::ctx(0), &der::octets(&content))]);
     while !infos.is_empty() {
         if signers.len() >= MAX_SIGNERS {
             return Err(infos.err("too many signers"));
         }
-        let mut si = infos.nested(asn1::SEQUENCE, "SignerInfo")?;
+        let mut si = infos.nested(der::SEQUENCE, "SignerInfo")?;
         si.small_uint("version")?;
         let (kind, a, b) = read_sid(&mut si)?;
         let id = match kind {
             SignerIdKind::IssuerSerial => SignerId::IssuerSerial(Name::from_der(&a)?, b),
             SignerIdKind::KeyId => SignerId::KeyId(a),
         };
-        let mut dr = si.nested(asn1::SEQUENCE, "digestAlgorithm")?;
+        let mut dr = si.nested(der::SEQUENCE, "digestAlgorithm")?;
         let dalg = dr.oid("digestAlgorithm")?;
         // Lenient: GmSSL and others sometimes name the signature algorithm here.
-        if dalg != oids::SM3 && !oids::is_sm2_signature(&dalg) {
+        if dalg != oid::SM3 && !is_sm2_signature(&dalg) {
             return Err(unsupported("digest algorithm (only SM3 is supported)", &dalg));
         }
-        let attrs = si.optional(asn1::ctx(0))?;
-        let mut sr = si.nested(asn1::SEQUENCE, "signatureAlgorithm")?;
+        let attrs = si.optional(der::ctx(0))?;
+        let mut sr = si.nested(der::SEQUENCE, "signatureAlgorithm")?;
         let salg = sr.oid("signatureAlgorithm")?;
-        if !oids::is_sm2_signature(&salg) && salg != crate::encoding::oid::EC_PUBLIC_KEY {
+        if !is_sm2_signature(&salg) && salg != oid::EC_PUBLIC_KEY {
             return Err(unsupported("signature algorithm (only SM2 is supported)", &salg));
         }
-        let sig = si.expect(asn1::OCTET_STRING, "signature")?.value;
-        si.optional(asn1::ctx(1))?;
+        let sig = si.expect(der::OCTET_STRING, "signature")?.value;
+        si.optional(der::ctx(1))?;
         si.finish("SignerInfo")?;
         let cert = find_cert(&id, &pool).ok_or_else(|| {
             Error::InvalidCertificate("the signer's certificate is neither in the message nor given".into())
@@ -267,7 +268,7 @@ pub fn verify(
         let ok = match attrs {
             Some(a) => {
                 check_attributes(a.value, &ect, &content)?;
-                let mut set = asn1::tlv(asn1::SET, a.value);
+                let mut set = der::tlv(der::SET, a.value);
                 let good = uid_list(uid)
                     .into_iter()
                     .any(|u| x509::signing_digest(key, u, &set).map(|e| verify_sm2(key, &e, sig)).unwrap_or(false));
@@ -311,13 +312,13 @@ fn check_attributes(set_contents: &[u8], ect: &ObjectIdentifier, content: &[u8])
     let mut r = Reader::new(set_contents, "signed attributes");
     let (mut ctype, mut digest) = (None, None);
     while !r.is_empty() {
-        let mut a = r.nested(asn1::SEQUENCE, "Attribute")?;
+        let mut a = r.nested(der::SEQUENCE, "Attribute")?;
         let t = a.oid("attribute type")?;
-        let mut vals = a.nested(asn1::SET, "attribute values")?;
+        let mut vals = a.nested(der::SET, "attribute values")?;
         let v = vals.any()?;
-        if t == oids::CONTENT_TYPE {
-            ctype = Some(asn1::parse_oid(v.value).map_err(|_| r.err("malformed contentType"))?);
-        } else if t == oids::MESSAGE_DIGEST {
+        if t == oid::CONTENT_TYPE {
+            ctype = Some(ObjectIdentifier::from_bytes(v.value).map_err(|e| r.err(format!("contentType: {e}")))?);
+        } else if t == oid::MESSAGE_DIGEST {
             digest = Some(v.value.to_vec());
         }
     }

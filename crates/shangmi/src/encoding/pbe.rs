@@ -6,12 +6,11 @@
 //! (PBKDF2-HMAC-SHA256 by default, AES-128/192/256-CBC).
 
 use aes::cipher::{block_padding::Pkcs7, BlockDecryptMut, KeyIvInit};
-use der::asn1::{AnyRef, ObjectIdentifier, OctetStringRef};
-use der::{Decode, Encode, Sequence, Tag, Tagged};
-use spki::AlgorithmIdentifierRef;
 use zeroize::{Zeroize, Zeroizing};
 
-use super::{der_problem, oid, pem::PemBlock, sm4cbc, WRONG_PASSWORD};
+use super::der::{self, Reader};
+use super::oid::{self, ObjectIdentifier};
+use super::{pem::PemBlock, sm4cbc, WRONG_PASSWORD};
 use crate::sm3::HmacSm3;
 use crate::{Error, Result};
 
@@ -35,26 +34,6 @@ pub struct Pbes2Params {
     pub iterations: u32,
     pub salt: [u8; 16],
     pub iv: [u8; 16],
-}
-
-#[derive(Sequence)]
-struct EncryptedPrivateKeyInfo<'a> {
-    algorithm: AlgorithmIdentifierRef<'a>,
-    data: OctetStringRef<'a>,
-}
-
-#[derive(Sequence)]
-struct Pbes2ParamsDer<'a> {
-    kdf: AlgorithmIdentifierRef<'a>,
-    scheme: AlgorithmIdentifierRef<'a>,
-}
-
-#[derive(Sequence)]
-struct Pbkdf2ParamsDer<'a> {
-    salt: OctetStringRef<'a>,
-    iterations: u32,
-    key_length: Option<u32>,
-    prf: Option<AlgorithmIdentifierRef<'a>>,
 }
 
 #[derive(Clone, Copy)]
@@ -151,56 +130,86 @@ fn bad(msg: impl std::fmt::Display) -> Error {
     Error::invalid_key(format!("invalid encrypted PKCS#8 private key: {msg}"))
 }
 
-fn params_of<'a>(alg: &AlgorithmIdentifierRef<'a>, what: &str) -> Result<AnyRef<'a>> {
-    alg.parameters.ok_or_else(|| bad(format!("{what} has no parameters")))
+const W: &str = "encrypted PKCS#8 private key";
+
+/// A DER-level problem in an encrypted key file is a bad key file.
+fn as_key(e: Error) -> Error {
+    match e {
+        Error::InvalidInput(msg) => Error::InvalidKey(msg),
+        other => other,
+    }
 }
 
-/// Decrypts a PBES2 `EncryptedPrivateKeyInfo`, returning the inner
-/// `PrivateKeyInfo` DER.
-pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8], max_iterations: u32) -> Result<Zeroizing<Vec<u8>>> {
-    let info = EncryptedPrivateKeyInfo::from_der(der).map_err(|e| bad(der_problem(&e)))?;
-    if info.algorithm.oid != oid::PBES2 {
-        return Err(bad(format!(
-            "unsupported encryption scheme {} (only PBES2, {}, is supported)",
-            info.algorithm.oid,
-            oid::PBES2
-        )));
+/// An AlgorithmIdentifier: its OID and a reader over what follows it
+/// (the parameters, if any).
+fn algorithm<'a>(r: &mut Reader<'a>, field: &str) -> Result<(ObjectIdentifier, Reader<'a>)> {
+    let mut a = r.nested(der::SEQUENCE, field).map_err(as_key)?;
+    let o = a.oid(field).map_err(as_key)?;
+    Ok((o, a))
+}
+
+/// Decrypts a PBES2 `EncryptedPrivateKeyInfo` (RFC 5958, RFC 8018 A.4),
+/// returning the inner `PrivateKeyInfo` DER.
+pub(crate) fn decrypt_pkcs8_der(data: &[u8], password: &[u8], max_iterations: u32) -> Result<Zeroizing<Vec<u8>>> {
+    let outer = der::single(data, der::SEQUENCE, W).map_err(as_key)?;
+    let mut info = Reader::new(outer.value, W);
+    let (scheme, mut p) = algorithm(&mut info, "encryptionAlgorithm")?;
+    let encrypted = info.octets("encryptedData").map_err(as_key)?;
+    info.finish("encryptedData").map_err(as_key)?;
+    if scheme != oid::PBES2 {
+        return Err(bad(format!("unsupported encryption scheme {scheme} (only PBES2, {}, is supported)", oid::PBES2)));
     }
-    let p: Pbes2ParamsDer<'_> = params_of(&info.algorithm, "PBES2")?
-        .decode_as()
-        .map_err(|e| bad(format!("PBES2 parameters: {}", der_problem(&e))))?;
-    if p.kdf.oid != oid::PBKDF2 {
-        return Err(bad(format!("unsupported key derivation {} (only PBKDF2 is supported)", p.kdf.oid)));
+    if p.is_empty() {
+        return Err(bad("PBES2 has no parameters"));
     }
-    let kdf: Pbkdf2ParamsDer<'_> =
-        params_of(&p.kdf, "PBKDF2")?.decode_as().map_err(|e| bad(format!("PBKDF2 parameters: {}", der_problem(&e))))?;
-    let prf = match &kdf.prf {
-        None => Prf::Sha1, // RFC 8018 default
-        Some(a) => {
-            if let Some(params) = a.parameters {
-                if params.tag() != Tag::Null {
-                    return Err(bad("PRF parameters must be absent or NULL"));
-                }
-            }
-            let o: ObjectIdentifier = a.oid;
-            if o == oid::HMAC_SM3 || o == oid::HMAC_SM3_ALT {
-                Prf::Sm3
-            } else if o == oid::HMAC_SHA1 {
-                Prf::Sha1
-            } else if o == oid::HMAC_SHA224 {
-                Prf::Sha224
-            } else if o == oid::HMAC_SHA256 {
-                Prf::Sha256
-            } else if o == oid::HMAC_SHA384 {
-                Prf::Sha384
-            } else if o == oid::HMAC_SHA512 {
-                Prf::Sha512
-            } else {
-                return Err(bad(format!("unsupported PBKDF2 PRF {o}")));
+    let mut p = p.nested(der::SEQUENCE, "PBES2 parameters").map_err(as_key)?;
+    let (kdf_oid, mut kdf) = algorithm(&mut p, "keyDerivationFunc")?;
+    let (cipher_oid, mut cipher_params) = algorithm(&mut p, "encryptionScheme")?;
+    p.finish("encryptionScheme").map_err(as_key)?;
+    if kdf_oid != oid::PBKDF2 {
+        return Err(bad(format!("unsupported key derivation {kdf_oid} (only PBKDF2 is supported)")));
+    }
+    if kdf.is_empty() {
+        return Err(bad("PBKDF2 has no parameters"));
+    }
+    let mut kdf = kdf.nested(der::SEQUENCE, "PBKDF2 parameters").map_err(as_key)?;
+    let salt = kdf.octets("PBKDF2 salt").map_err(as_key)?;
+    let iterations = kdf.small_uint("PBKDF2 iteration count").map_err(as_key)?;
+    let key_length = if kdf.peek_tag() == Some(der::INTEGER) {
+        Some(kdf.small_uint("PBKDF2 key length").map_err(as_key)?)
+    } else {
+        None
+    };
+    let prf = if kdf.is_empty() {
+        Prf::Sha1 // RFC 8018 default
+    } else {
+        let (o, mut params) = algorithm(&mut kdf, "PBKDF2 PRF")?;
+        if let Some(t) = params.optional(der::NULL).map_err(as_key)? {
+            if !t.value.is_empty() {
+                return Err(bad("PRF parameters must be absent or NULL"));
             }
         }
+        if !params.is_empty() {
+            return Err(bad("PRF parameters must be absent or NULL"));
+        }
+        if o == oid::HMAC_SM3 || o == oid::HMAC_SM3_ALT {
+            Prf::Sm3
+        } else if o == oid::HMAC_SHA1 {
+            Prf::Sha1
+        } else if o == oid::HMAC_SHA224 {
+            Prf::Sha224
+        } else if o == oid::HMAC_SHA256 {
+            Prf::Sha256
+        } else if o == oid::HMAC_SHA384 {
+            Prf::Sha384
+        } else if o == oid::HMAC_SHA512 {
+            Prf::Sha512
+        } else {
+            return Err(bad(format!("unsupported PBKDF2 PRF {o}")));
+        }
     };
-    let s = p.scheme.oid;
+    kdf.finish("PBKDF2 PRF").map_err(as_key)?;
+    let s = cipher_oid;
     let cipher = if s == oid::SM4_CBC {
         CbcCipher::Sm4
     } else if s == oid::AES128_CBC {
@@ -212,26 +221,29 @@ pub(crate) fn decrypt_pkcs8_der(der: &[u8], password: &[u8], max_iterations: u32
     } else {
         return Err(bad(format!("unsupported cipher {s} (supported: SM4-CBC, AES-128/192/256-CBC)")));
     };
-    let iv: OctetStringRef<'_> =
-        params_of(&p.scheme, "cipher")?.decode_as().map_err(|e| bad(format!("cipher IV: {}", der_problem(&e))))?;
-    if kdf.iterations == 0 {
+    if cipher_params.is_empty() {
+        return Err(bad("cipher has no parameters"));
+    }
+    let iv = cipher_params.octets("cipher IV").map_err(as_key)?;
+    cipher_params.finish("cipher IV").map_err(as_key)?;
+    if iterations == 0 {
         return Err(bad("PBKDF2 iteration count is 0"));
     }
-    if kdf.iterations > max_iterations {
+    if iterations > u64::from(max_iterations) {
         return Err(Error::invalid_key(format!(
-            "the private key file asks for {} PBKDF2 iterations, above the cap of {max_iterations}; \
-             if you trust the file, allow it with max_iterations={}",
-            kdf.iterations, kdf.iterations
+            "the private key file asks for {iterations} PBKDF2 iterations, above the cap of {max_iterations}; \
+             if you trust the file, allow it with max_iterations={iterations}"
         )));
     }
-    if let Some(l) = kdf.key_length {
-        if l as usize != cipher.key_len() {
+    if let Some(l) = key_length {
+        if l != cipher.key_len() as u64 {
             return Err(bad(format!("PBKDF2 key length {l} does not match the cipher's {}", cipher.key_len())));
         }
     }
     let mut key = Zeroizing::new(vec![0u8; cipher.key_len()]);
-    derive(prf, password, kdf.salt.as_bytes(), kdf.iterations, &mut key);
-    cipher.decrypt(&key, iv.as_bytes(), info.data.as_bytes())
+    // iterations <= max_iterations, a u32.
+    derive(prf, password, salt, iterations as u32, &mut key);
+    cipher.decrypt(&key, iv, encrypted)
 }
 
 impl KeyEncryption {
@@ -285,13 +297,13 @@ pub fn encrypt_pkcs8_der(
     }
     // GmSSL 3 writes the HMAC-SM3 PRF without parameters; OpenSSL writes NULL
     // after hmacWithSHA256. Each is what its own reader expects.
-    let null = AnyRef::from(der::asn1::Null);
+    let null = der::tlv(der::NULL, &[]);
     let (prf, cipher_oid, data) = match scheme {
         KeyEncryption::Sm3Sm4 => {
             let mut key = Zeroizing::new([0u8; 16]);
             pbkdf2_hmac_sm3(password, &params.salt, params.iterations, key.as_mut());
             let data = sm4cbc::encrypt(&key, &params.iv, pkcs8)?;
-            (AlgorithmIdentifierRef { oid: oid::HMAC_SM3, parameters: None }, oid::SM4_CBC, data)
+            (der::seq(&[&der::oid(&oid::HMAC_SM3)]), oid::SM4_CBC, data)
         }
         KeyEncryption::Sha256Aes256 => {
             use aes::cipher::BlockEncryptMut;
@@ -300,32 +312,16 @@ pub fn encrypt_pkcs8_der(
             let enc = cbc::Encryptor::<aes::Aes256>::new_from_slices(key.as_ref(), &params.iv)
                 .map_err(|_| Error::invalid("AES-256-CBC key/IV length"))?;
             let data = enc.encrypt_padded_vec_mut::<Pkcs7>(pkcs8);
-            (AlgorithmIdentifierRef { oid: oid::HMAC_SHA256, parameters: Some(null) }, oid::AES256_CBC, data)
+            (der::seq(&[&der::oid(&oid::HMAC_SHA256), &null]), oid::AES256_CBC, data)
         }
     };
 
-    let enc = |e: der::Error| Error::invalid(format!("cannot encode encrypted private key: {e}"));
-    let kdf_params = Pbkdf2ParamsDer {
-        salt: OctetStringRef::new(&params.salt).map_err(enc)?,
-        iterations: params.iterations,
-        key_length: None,
-        prf: Some(prf),
-    }
-    .to_der()
-    .map_err(enc)?;
-    let iv_der = OctetStringRef::new(&params.iv).map_err(enc)?.to_der().map_err(enc)?;
-    let pbes2 = Pbes2ParamsDer {
-        kdf: AlgorithmIdentifierRef { oid: oid::PBKDF2, parameters: Some(AnyRef::from_der(&kdf_params).map_err(enc)?) },
-        scheme: AlgorithmIdentifierRef { oid: cipher_oid, parameters: Some(AnyRef::from_der(&iv_der).map_err(enc)?) },
-    }
-    .to_der()
-    .map_err(enc)?;
-    EncryptedPrivateKeyInfo {
-        algorithm: AlgorithmIdentifierRef { oid: oid::PBES2, parameters: Some(AnyRef::from_der(&pbes2).map_err(enc)?) },
-        data: OctetStringRef::new(&data).map_err(enc)?,
-    }
-    .to_der()
-    .map_err(enc)
+    let kdf_params = der::seq(&[&der::octets(&params.salt), &der::small_int(params.iterations.into()), &prf]);
+    let pbes2 = der::seq(&[
+        &der::seq(&[&der::oid(&oid::PBKDF2), &kdf_params]),
+        &der::seq(&[&der::oid(&cipher_oid), &der::octets(&params.iv)]),
+    ]);
+    Ok(der::seq(&[&der::seq(&[&der::oid(&oid::PBES2), &pbes2]), &der::octets(&data)]))
 }
 
 /// OpenSSL's EVP_BytesToKey with MD5 and one iteration: D_i = MD5(D_{i-1} || password || salt).

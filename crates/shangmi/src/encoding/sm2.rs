@@ -7,6 +7,21 @@ use super::{keys, pbe, pem, KeyEncryption};
 use crate::sm2::{Ciphertext, PrivateKey, PublicKey, Signature};
 use crate::{Error, Result};
 
+impl super::SignatureFormat for Signature {
+    fn to_der(&self) -> Vec<u8> {
+        signature_to_der(self)
+    }
+    fn to_raw(&self) -> Vec<u8> {
+        self.to_bytes().to_vec()
+    }
+    fn from_der(data: &[u8]) -> Result<Self> {
+        signature_from_der(data)
+    }
+    fn from_raw(data: &[u8]) -> Result<Self> {
+        Signature::from_bytes(data)
+    }
+}
+
 /// DER `SEQUENCE { r, s }` of a signature.
 pub fn signature_to_der(sig: &Signature) -> Vec<u8> {
     super::signature_to_der(&sig.r, &sig.s)

@@ -8,11 +8,15 @@
 //! [`SignatureEncoding::from_name`], so the names and their messages live
 //! here once.
 //!
-//! Belongs with `crate::sm2` once that module's split settles; kept under
-//! `encoding` meanwhile because it only adds format logic on top of it.
+//! It lives in `encoding`, not `crate::sm2`: every choice here is a wire
+//! format (the layout enums name bytes, not arithmetic), the signature
+//! encoding is shared with SM9 ([`SignatureEncoding`], one enum for both),
+//! and `crate::sm2` stays the algorithm on fixed types, so one place holds
+//! the formats and their names for every caller.
 
 use super::sm2 as fmt;
 use super::KeyEncryption;
+pub use super::SignatureEncoding;
 use crate::sm2::{self, Ciphertext, PrivateKey, PublicKey, Signature, SignaturePool};
 use crate::{Error, Result};
 use zeroize::Zeroizing;
@@ -97,54 +101,6 @@ impl CiphertextMode {
                  use the C1C3C2 or C1C2C3 mode",
             )),
             CiphertextMode::Der => None,
-        }
-    }
-}
-
-/// Signature encodings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum SignatureEncoding {
-    /// DER `SEQUENCE { r INTEGER, s INTEGER }` (OpenSSL, GmSSL, X.509).
-    #[default]
-    Der,
-    /// 64 bytes r‖s (what the `gmssl` package uses, as hex).
-    Raw,
-}
-
-impl SignatureEncoding {
-    /// Every encoding, default first.
-    pub const ALL: [SignatureEncoding; 2] = [SignatureEncoding::Der, SignatureEncoding::Raw];
-
-    /// The name callers pass: "der" or "raw".
-    pub fn name(self) -> &'static str {
-        match self {
-            SignatureEncoding::Der => "der",
-            SignatureEncoding::Raw => "raw",
-        }
-    }
-
-    /// The encoding called `name`, or an [`Error::InvalidInput`] listing them.
-    pub fn from_name(name: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.name() == name)
-            .ok_or_else(|| Error::invalid(format!("encoding must be one of 'der', 'raw', got '{name}'")))
-    }
-
-    /// The signature in this encoding.
-    pub fn encode(self, sig: &Signature) -> Vec<u8> {
-        match self {
-            SignatureEncoding::Der => super::sm2::signature_to_der(sig),
-            SignatureEncoding::Raw => sig.to_bytes().to_vec(),
-        }
-    }
-
-    /// Parses a signature; any defect is [`Error::InvalidSignature`] (a
-    /// malformed signature is just one that does not verify).
-    pub fn parse(self, data: &[u8]) -> Result<Signature> {
-        match self {
-            SignatureEncoding::Der => super::sm2::signature_from_der(data),
-            SignatureEncoding::Raw => Signature::from_bytes(data).map_err(|_| Error::InvalidSignature),
         }
     }
 }

@@ -6,7 +6,6 @@
 //! GmSSL's HMAC-SM3(K2, C2)) and the layout (C1‖C3‖C2, C1‖C2‖C3 or GmSSL's
 //! DER SEQUENCE { EnType, C1, C3, C2 }, EnType 0 = stream, 1 = ECB, 2 = CBC).
 
-use super::der;
 use super::enc::{EncMasterPublicKey, EncPrivateKey};
 use super::fp::Scalar;
 use super::g1;
@@ -127,13 +126,7 @@ fn assemble(opts: Options, c1: &[u8; 65], c3: &[u8; 32], c2: &[u8]) -> Vec<u8> {
     match opts.layout {
         Layout::C1C3C2 => [&c1[..], c3, c2].concat(),
         Layout::C1C2C3 => [&c1[..], c2, c3].concat(),
-        Layout::Der => {
-            let mut body = der::small_int(opts.cipher.en_type());
-            body.extend_from_slice(&der::bit_string(c1));
-            body.extend_from_slice(&der::tlv(0x04, c3));
-            body.extend_from_slice(&der::tlv(0x04, c2));
-            der::tlv(0x30, &body)
-        }
+        Layout::Der => crate::encoding::sm9::cipher_to_der(opts.cipher.en_type(), c1, c3, c2),
     }
 }
 
@@ -164,18 +157,11 @@ fn split(ct: &[u8], opts: Options, c1len: usize) -> Result<(&[u8], &[u8], &[u8])
     let fail = Error::DecryptionFailed;
     match opts.layout {
         Layout::Der => {
-            let body = der::read_sequence(ct, "SM9 ciphertext").map_err(|_| fail.clone())?;
-            let (t, rest) = der::read_small_int(body, "").map_err(|_| fail.clone())?;
-            if t != opts.cipher.en_type() {
+            let p = crate::encoding::sm9::cipher_from_der(ct).ok_or(fail.clone())?;
+            if p.en_type != u64::from(opts.cipher.en_type()) {
                 return Err(fail);
             }
-            let (c1, rest) = der::read_bit_string(rest, "").map_err(|_| fail.clone())?;
-            let (c3, rest) = der::read(rest, 0x04, "").map_err(|_| fail.clone())?;
-            let (c2, rest) = der::read(rest, 0x04, "").map_err(|_| fail.clone())?;
-            if !rest.is_empty() || c3.len() != 32 {
-                return Err(fail);
-            }
-            Ok((c1, c3, c2))
+            Ok((p.c1, p.c3, p.c2))
         }
         _ => {
             if ct.len() <= c1len + 32 {

@@ -6,7 +6,8 @@
 //! point formulas of [`crate::arith::curve`] (a = 0, over Fp and Fp2), [`g1`], [`g2`], [`pairing`] and
 //! [`final_exp`], then the schemes.
 
-pub mod der;
+/// The SM9 formats, under the name the binding uses ([`crate::encoding::sm9`]).
+pub use crate::encoding::sm9 as der;
 pub mod enc;
 pub mod encrypt;
 pub mod final_exp;
@@ -21,12 +22,13 @@ pub mod glv;
 pub mod gt;
 pub mod hash;
 pub mod kex;
-pub mod keyfile;
+/// The SM9 key files ([`crate::encoding::sm9::keys`]).
+pub use crate::encoding::sm9::keys as keyfile;
 pub mod pairing;
 pub mod sign;
 pub mod window;
 
-pub use der::SignatureEncoding;
+pub use crate::encoding::SignatureEncoding;
 pub use enc::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, HID_ENC, HID_EXCH};
 pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};

@@ -5,7 +5,6 @@
 //! one multi-pairing whose two G2 arguments are fixed (their lines are
 //! precomputed for P2 always, for Ppub-s once the key is prepared).
 
-use super::der;
 use super::fp::Scalar;
 use super::g1::{self, G1Affine, G1, P1};
 use super::g2::{self, G2Affine};
@@ -305,25 +304,12 @@ impl Signature {
 
     /// GmSSL's SEQUENCE { h OCTET STRING, S BIT STRING (04‖x‖y) }.
     pub fn to_der(&self) -> Vec<u8> {
-        let mut body = der::tlv(0x04, &self.h);
-        body.extend_from_slice(&der::bit_string(&g1::encode(&self.s)));
-        der::tlv(0x30, &body)
+        crate::encoding::sm9::signature_to_der(&self.h, &g1::encode(&self.s))
     }
 
     pub fn from_der(b: &[u8]) -> Result<Self> {
-        let what = "SM9 DER signature";
-        let body = der::read_sequence(b, what)?;
-        let (h, rest) = der::read(body, 0x04, what)?;
-        let (s, rest) = der::read_bit_string(rest, what)?;
-        if !rest.is_empty() {
-            return Err(Error::invalid(format!("{what}: trailing bytes inside the SEQUENCE")));
-        }
-        if h.len() != 32 {
-            return Err(Error::invalid(format!("{what}: h must be 32 bytes, got {}", h.len())));
-        }
-        let mut hb = [0u8; 32];
-        hb.copy_from_slice(h);
-        Ok(Signature { h: hb, s: g1::decode(s, "SM9 signature S")? })
+        let (h, s) = crate::encoding::sm9::signature_from_der(b)?;
+        Ok(Signature { h, s: g1::decode(s, "SM9 signature S")? })
     }
 }
 

@@ -2,11 +2,11 @@
 //! produced a DER SM2 signature over [`super::signing_digest`]) the
 //! certificate. Two steps, so a key that lives in a hardware module can sign.
 
-use super::asn1;
 use super::certificate::Certificate;
 use super::extensions::{self as ext, Extension};
 use super::name::Name;
 use super::signed;
+use crate::encoding::der;
 use crate::encoding::sm2 as fmt;
 use crate::sm2::{PrivateKey, PublicKey};
 use crate::{Error, Result};
@@ -52,18 +52,17 @@ impl TbsCertificate {
         if self.not_after < self.not_before {
             return Err(Error::invalid("not_valid_after is earlier than not_valid_before"));
         }
-        let version =
-            if self.extensions.is_empty() { Vec::new() } else { asn1::tlv(asn1::ctx(0), &asn1::small_int(2)) };
-        let validity = asn1::seq(&[&asn1::encode_time(self.not_before)?, &asn1::encode_time(self.not_after)?]);
+        let version = if self.extensions.is_empty() { Vec::new() } else { der::tlv(der::ctx(0), &der::small_int(2)) };
+        let validity = der::seq(&[&der::encode_time(self.not_before)?, &der::encode_time(self.not_after)?]);
         let spki = fmt::public_key_to_der(&self.public_key)?;
         let exts = if self.extensions.is_empty() {
             Vec::new()
         } else {
-            asn1::tlv(asn1::ctx(3), &ext::encode_list(&self.extensions)?)
+            der::tlv(der::ctx(3), &ext::encode_list(&self.extensions)?)
         };
-        Ok(asn1::seq(&[
+        Ok(der::seq(&[
             &version,
-            &asn1::uint(&self.serial),
+            &der::uint(&self.serial),
             &signed::sm2_sm3_algorithm(),
             self.issuer.to_der(),
             &validity,

@@ -1,12 +1,13 @@
 //! X.509 v1/v3 certificates (RFC 5280 section 4.1): strict parsing,
 //! accessors, and the signature check against an issuer.
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::ObjectIdentifier;
 
-use super::asn1::{self, Reader};
-use super::extensions::{self as ext, oids, Extension};
+use super::extensions::{self as ext, Extension};
 use super::name::Name;
 use super::signed::{self, Signed, SignedObject};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid;
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PublicKey;
 use crate::{sm3, Error, Result};
@@ -52,8 +53,8 @@ impl Certificate {
         const W: &str = "certificate";
         let signed = Signed::parse(der, W)?;
         let mut r = Reader::new(&der[signed.tbs.clone()], W);
-        let mut t = r.nested(asn1::SEQUENCE, "tbsCertificate")?;
-        let version = match t.optional(asn1::ctx(0))? {
+        let mut t = r.nested(der::SEQUENCE, "tbsCertificate")?;
+        let version = match t.optional(der::ctx(0))? {
             Some(v) => {
                 let mut vr = Reader::new(v.value, W);
                 let n = vr.small_uint("version")?;
@@ -68,23 +69,23 @@ impl Certificate {
         };
         let serial = serial_magnitude(t.integer("serialNumber")?, MAX_SERIAL_READ, W)?;
         let (tbs_alg, _, tbs_alg_der) = signed::algorithm(&mut t, "signature")?;
-        let issuer = Name::from_der(t.expect(asn1::SEQUENCE, "issuer")?.raw)?;
-        let mut validity = t.nested(asn1::SEQUENCE, "validity")?;
+        let issuer = Name::from_der(t.expect(der::SEQUENCE, "issuer")?.raw)?;
+        let mut validity = t.nested(der::SEQUENCE, "validity")?;
         let nb = validity.any()?;
-        let not_before = asn1::parse_time(&nb, "notBefore")?;
+        let not_before = der::parse_time(&nb, "notBefore")?;
         let na = validity.any()?;
-        let not_after = asn1::parse_time(&na, "notAfter")?;
+        let not_after = der::parse_time(&na, "notAfter")?;
         validity.finish("validity")?;
-        let subject = Name::from_der(t.expect(asn1::SEQUENCE, "subject")?.raw)?;
-        let spki = t.expect(asn1::SEQUENCE, "subjectPublicKeyInfo")?.raw.to_vec();
-        t.optional(asn1::ctx_prim(1))?;
-        t.optional(asn1::ctx_prim(2))?;
-        let extensions = match t.optional(asn1::ctx(3))? {
+        let subject = Name::from_der(t.expect(der::SEQUENCE, "subject")?.raw)?;
+        let spki = t.expect(der::SEQUENCE, "subjectPublicKeyInfo")?.raw.to_vec();
+        t.optional(der::ctx_prim(1))?;
+        t.optional(der::ctx_prim(2))?;
+        let extensions = match t.optional(der::ctx(3))? {
             Some(e) => {
                 if version != 3 {
                     return Err(t.err("extensions in a certificate that is not v3"));
                 }
-                let inner = asn1::single(e.value, asn1::SEQUENCE, W)?;
+                let inner = der::single(e.value, der::SEQUENCE, W)?;
                 if inner.value.is_empty() {
                     return Err(t.err("empty extensions"));
                 }
@@ -190,25 +191,25 @@ impl Certificate {
 
     /// (cA, pathLenConstraint), if the extension is present.
     pub fn basic_constraints(&self) -> Result<Option<(bool, Option<u64>)>> {
-        self.extension(&oids::BASIC_CONSTRAINTS).map(|e| ext::basic_constraints(&e.value)).transpose()
+        self.extension(&oid::BASIC_CONSTRAINTS).map(|e| ext::basic_constraints(&e.value)).transpose()
     }
 
     /// The keyUsage mask ([`ext::key_usage`] bits), if the extension is present;
     /// an error if it is malformed.
     pub fn key_usage(&self) -> Result<Option<u16>> {
-        self.extension(&oids::KEY_USAGE).map(|e| ext::key_usage(&e.value)).transpose()
+        self.extension(&oid::KEY_USAGE).map(|e| ext::key_usage(&e.value)).transpose()
     }
 
     /// The subjectKeyIdentifier octets, if the extension is present; an error
     /// if it is malformed.
     pub fn subject_key_id(&self) -> Result<Option<Vec<u8>>> {
-        self.extension(&oids::SUBJECT_KEY_IDENTIFIER).map(|e| ext::subject_key_identifier(&e.value)).transpose()
+        self.extension(&oid::SUBJECT_KEY_IDENTIFIER).map(|e| ext::subject_key_identifier(&e.value)).transpose()
     }
 
     /// The keyIdentifier of authorityKeyIdentifier, if present.
     pub fn authority_key_id(&self) -> Result<Option<Vec<u8>>> {
         Ok(self
-            .extension(&oids::AUTHORITY_KEY_IDENTIFIER)
+            .extension(&oid::AUTHORITY_KEY_IDENTIFIER)
             .map(|e| ext::authority_key_identifier(&e.value))
             .transpose()?
             .and_then(|a| a.0))

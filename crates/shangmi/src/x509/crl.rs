@@ -1,10 +1,11 @@
 //! Certificate revocation lists (RFC 5280 section 5).
 
-use super::asn1::{self, Reader};
 use super::certificate::{serial_magnitude, MAX_SERIAL_READ};
-use super::extensions::{self as ext, oids, Extension};
+use super::extensions::{self as ext, Extension};
 use super::name::Name;
 use super::signed::{self, Signed, SignedObject};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid;
 use crate::sm2::PublicKey;
 use crate::Result;
 
@@ -21,7 +22,7 @@ pub struct RevokedCertificate {
 impl RevokedCertificate {
     /// The reasonCode entry extension, if present.
     pub fn reason(&self) -> Result<Option<u8>> {
-        self.extensions.iter().find(|e| e.oid == oids::CRL_REASON).map(|e| ext::crl_reason(&e.value)).transpose()
+        self.extensions.iter().find(|e| e.oid == oid::CRL_REASON).map(|e| ext::crl_reason(&e.value)).transpose()
     }
 }
 
@@ -48,28 +49,28 @@ impl Crl {
         const W: &str = "CRL";
         let signed = Signed::parse(der, W)?;
         let mut r = Reader::new(&der[signed.tbs.clone()], W);
-        let mut t = r.nested(asn1::SEQUENCE, "tbsCertList")?;
-        if t.peek_tag() == Some(asn1::INTEGER) && t.small_uint("version")? != 1 {
+        let mut t = r.nested(der::SEQUENCE, "tbsCertList")?;
+        if t.peek_tag() == Some(der::INTEGER) && t.small_uint("version")? != 1 {
             return Err(t.err("unknown version (expected v2, 1)"));
         }
         let (_, _, tbs_alg_der) = signed::algorithm(&mut t, "signature")?;
-        let issuer = Name::from_der(t.expect(asn1::SEQUENCE, "issuer")?.raw)?;
-        let this_update = asn1::parse_time(&t.any()?, "thisUpdate")?;
+        let issuer = Name::from_der(t.expect(der::SEQUENCE, "issuer")?.raw)?;
+        let this_update = der::parse_time(&t.any()?, "thisUpdate")?;
         let next_update = match t.peek_tag() {
-            Some(asn1::UTC_TIME) | Some(asn1::GENERALIZED_TIME) => Some(asn1::parse_time(&t.any()?, "nextUpdate")?),
+            Some(der::UTC_TIME) | Some(der::GENERALIZED_TIME) => Some(der::parse_time(&t.any()?, "nextUpdate")?),
             _ => None,
         };
         let mut revoked = Vec::new();
-        if let Some(list) = t.optional(asn1::SEQUENCE)? {
+        if let Some(list) = t.optional(der::SEQUENCE)? {
             let mut lr = Reader::new(list.value, W);
             while !lr.is_empty() {
                 if revoked.len() >= MAX_ENTRIES {
                     return Err(lr.err("too many entries"));
                 }
-                let mut e = lr.nested(asn1::SEQUENCE, "revoked certificate")?;
+                let mut e = lr.nested(der::SEQUENCE, "revoked certificate")?;
                 let serial = serial_magnitude(e.integer("userCertificate")?, MAX_SERIAL_READ, W)?;
-                let revocation_date = asn1::parse_time(&e.any()?, "revocationDate")?;
-                let extensions = match e.optional(asn1::SEQUENCE)? {
+                let revocation_date = der::parse_time(&e.any()?, "revocationDate")?;
+                let extensions = match e.optional(der::SEQUENCE)? {
                     Some(x) => ext::parse_list(x.value, W)?,
                     None => Vec::new(),
                 };
@@ -77,8 +78,8 @@ impl Crl {
                 revoked.push(RevokedCertificate { serial, revocation_date, extensions });
             }
         }
-        let extensions = match t.optional(asn1::ctx(0))? {
-            Some(x) => ext::parse_list(asn1::single(x.value, asn1::SEQUENCE, W)?.value, W)?,
+        let extensions = match t.optional(der::ctx(0))? {
+            Some(x) => ext::parse_list(der::single(x.value, der::SEQUENCE, W)?.value, W)?,
             None => Vec::new(),
         };
         t.finish("tbsCertList")?;
@@ -161,21 +162,21 @@ pub fn encode_tbs_crl(
     for r in revoked {
         super::builder::check_serial(&r.serial)?;
         let exts = if r.extensions.is_empty() { Vec::new() } else { ext::encode_list(&r.extensions)? };
-        entries.push(asn1::seq(&[&asn1::uint(&r.serial), &asn1::encode_time(r.revocation_date)?, &exts]));
+        entries.push(der::seq(&[&der::uint(&r.serial), &der::encode_time(r.revocation_date)?, &exts]));
     }
     let list = if entries.is_empty() {
         Vec::new()
     } else {
         let refs: Vec<&[u8]> = entries.iter().map(|v| v.as_slice()).collect();
-        asn1::seq(&refs)
+        der::seq(&refs)
     };
-    let next = next_update.map(asn1::encode_time).transpose()?.unwrap_or_default();
-    let exts = if extensions.is_empty() { Vec::new() } else { asn1::tlv(asn1::ctx(0), &ext::encode_list(extensions)?) };
-    Ok(asn1::seq(&[
-        &asn1::small_int(1),
+    let next = next_update.map(der::encode_time).transpose()?.unwrap_or_default();
+    let exts = if extensions.is_empty() { Vec::new() } else { der::tlv(der::ctx(0), &ext::encode_list(extensions)?) };
+    Ok(der::seq(&[
+        &der::small_int(1),
         &signed::sm2_sm3_algorithm(),
         issuer.to_der(),
-        &asn1::encode_time(this_update)?,
+        &der::encode_time(this_update)?,
         &next,
         &list,
         &exts,

@@ -1,11 +1,12 @@
 //! PKCS#10 certification requests (RFC 2986).
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::ObjectIdentifier;
 
-use super::asn1::{self, Reader};
-use super::extensions::{self as ext, oids, Extension};
+use super::extensions::{self as ext, Extension};
 use super::name::Name;
 use super::signed::{self, Signed, SignedObject};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid;
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PublicKey;
 use crate::{Error, Result};
@@ -32,33 +33,33 @@ impl CertificateRequest {
         const W: &str = "certificate request";
         let signed = Signed::parse(der, W)?;
         let mut r = Reader::new(&der[signed.tbs.clone()], W);
-        let mut t = r.nested(asn1::SEQUENCE, "certificationRequestInfo")?;
+        let mut t = r.nested(der::SEQUENCE, "certificationRequestInfo")?;
         if t.small_uint("version")? != 0 {
             return Err(t.err("unknown version (expected v1, 0)"));
         }
-        let subject = Name::from_der(t.expect(asn1::SEQUENCE, "subject")?.raw)?;
-        let spki = t.expect(asn1::SEQUENCE, "subjectPKInfo")?.raw.to_vec();
+        let subject = Name::from_der(t.expect(der::SEQUENCE, "subject")?.raw)?;
+        let spki = t.expect(der::SEQUENCE, "subjectPKInfo")?.raw.to_vec();
         let mut attributes = Vec::new();
         let mut extensions = Vec::new();
-        if let Some(a) = t.optional(asn1::ctx(0))? {
+        if let Some(a) = t.optional(der::ctx(0))? {
             let mut ar = Reader::new(a.value, W);
             while !ar.is_empty() {
                 if attributes.len() >= MAX_ATTRIBUTES {
                     return Err(ar.err("too many attributes"));
                 }
-                let mut at = ar.nested(asn1::SEQUENCE, "Attribute")?;
+                let mut at = ar.nested(der::SEQUENCE, "Attribute")?;
                 let typ = at.oid("attribute type")?;
-                let mut values = at.nested(asn1::SET, "attribute values")?;
+                let mut values = at.nested(der::SET, "attribute values")?;
                 at.finish("Attribute")?;
                 let mut vals = Vec::new();
                 while !values.is_empty() {
                     vals.push(values.any()?.raw.to_vec());
                 }
-                if typ == oids::EXTENSION_REQUEST {
+                if typ == oid::EXTENSION_REQUEST {
                     if vals.len() != 1 || !extensions.is_empty() {
                         return Err(ar.err("extensionRequest must hold exactly one Extensions value"));
                     }
-                    let inner = asn1::single(&vals[0], asn1::SEQUENCE, W)?;
+                    let inner = der::single(&vals[0], der::SEQUENCE, W)?;
                     extensions = ext::parse_list(inner.value, W)?;
                 }
                 attributes.push((typ, vals));
@@ -128,13 +129,13 @@ impl SignedObject for CertificateRequest {
 pub fn encode_request_info(subject: &Name, key: &PublicKey, extensions: &[Extension]) -> Result<Vec<u8>> {
     let spki = fmt::public_key_to_der(key)?;
     let attrs = if extensions.is_empty() {
-        asn1::tlv(asn1::ctx(0), &[])
+        der::tlv(der::ctx(0), &[])
     } else {
         let exts = ext::encode_list(extensions)?;
-        let attr = asn1::seq(&[&asn1::oid(&oids::EXTENSION_REQUEST), &asn1::set_of(&[exts])]);
-        asn1::tlv(asn1::ctx(0), &attr)
+        let attr = der::seq(&[&der::oid(&oid::EXTENSION_REQUEST), &der::set_of(&[exts])]);
+        der::tlv(der::ctx(0), &attr)
     };
-    Ok(asn1::seq(&[&asn1::small_int(0), subject.to_der(), &spki, &attrs]))
+    Ok(der::seq(&[&der::small_int(0), subject.to_der(), &spki, &attrs]))
 }
 
 /// Assembles a CSR from its info and a DER signature.

@@ -4,9 +4,10 @@
 //! such as the Python binding, knows what to convert them into) and
 //! [`ExtValue::encode`] writes it back.
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::ObjectIdentifier;
 
-use super::extensions::{self as ext, oids, AuthorityKeyId, GeneralName};
+use super::extensions::{self as ext, AuthorityKeyId, GeneralName};
+use crate::encoding::oid;
 use crate::{Error, Result};
 
 /// The shape of a known extension's value (an [`ExtValue`] without its data).
@@ -37,16 +38,16 @@ impl ExtKind {
     /// not interpret (its value stays raw bytes).
     pub fn of(oid: &ObjectIdentifier) -> Option<Self> {
         let table = [
-            (oids::BASIC_CONSTRAINTS, ExtKind::BasicConstraints),
-            (oids::KEY_USAGE, ExtKind::KeyUsage),
-            (oids::EXTENDED_KEY_USAGE, ExtKind::ExtendedKeyUsage),
-            (oids::SUBJECT_KEY_IDENTIFIER, ExtKind::SubjectKeyIdentifier),
-            (oids::AUTHORITY_KEY_IDENTIFIER, ExtKind::AuthorityKeyIdentifier),
-            (oids::SUBJECT_ALT_NAME, ExtKind::AltName),
-            (oids::ISSUER_ALT_NAME, ExtKind::AltName),
-            (oids::CRL_DISTRIBUTION_POINTS, ExtKind::CrlDistributionPoints),
-            (oids::CRL_NUMBER, ExtKind::CrlNumber),
-            (oids::CRL_REASON, ExtKind::CrlReason),
+            (oid::BASIC_CONSTRAINTS, ExtKind::BasicConstraints),
+            (oid::KEY_USAGE, ExtKind::KeyUsage),
+            (oid::EXTENDED_KEY_USAGE, ExtKind::ExtendedKeyUsage),
+            (oid::SUBJECT_KEY_IDENTIFIER, ExtKind::SubjectKeyIdentifier),
+            (oid::AUTHORITY_KEY_IDENTIFIER, ExtKind::AuthorityKeyIdentifier),
+            (oid::SUBJECT_ALT_NAME, ExtKind::AltName),
+            (oid::ISSUER_ALT_NAME, ExtKind::AltName),
+            (oid::CRL_DISTRIBUTION_POINTS, ExtKind::CrlDistributionPoints),
+            (oid::CRL_NUMBER, ExtKind::CrlNumber),
+            (oid::CRL_REASON, ExtKind::CrlReason),
         ];
         table.into_iter().find(|(o, _)| o == oid).map(|(_, k)| k)
     }
@@ -138,7 +139,7 @@ mod tests {
         let der = v.encode().unwrap();
         // SEQUENCE { BOOLEAN TRUE, INTEGER 3 }, RFC 5280's basicConstraints.
         assert_eq!(der, [0x30, 0x06, 0x01, 0x01, 0xff, 0x02, 0x01, 0x03]);
-        assert_eq!(ExtValue::decode(&oids::BASIC_CONSTRAINTS, &der).unwrap(), Some(v));
+        assert_eq!(ExtValue::decode(&oid::BASIC_CONSTRAINTS, &der).unwrap(), Some(v));
     }
 
     #[test]

@@ -2,41 +2,26 @@
 //! extension has, and typed readers and writers for the ones path validation
 //! and users need. Unknown extensions stay available as raw bytes.
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::ObjectIdentifier;
 
-use super::asn1::{self, Reader};
 use super::name::Name;
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid;
 use crate::{Error, Result};
-
-pub mod oids {
-    use der::asn1::ObjectIdentifier as O;
-    pub const SUBJECT_KEY_IDENTIFIER: O = O::new_unwrap("2.5.29.14");
-    pub const KEY_USAGE: O = O::new_unwrap("2.5.29.15");
-    pub const SUBJECT_ALT_NAME: O = O::new_unwrap("2.5.29.17");
-    pub const ISSUER_ALT_NAME: O = O::new_unwrap("2.5.29.18");
-    pub const BASIC_CONSTRAINTS: O = O::new_unwrap("2.5.29.19");
-    pub const CRL_NUMBER: O = O::new_unwrap("2.5.29.20");
-    pub const CRL_REASON: O = O::new_unwrap("2.5.29.21");
-    pub const CRL_DISTRIBUTION_POINTS: O = O::new_unwrap("2.5.29.31");
-    pub const AUTHORITY_KEY_IDENTIFIER: O = O::new_unwrap("2.5.29.35");
-    pub const EXTENDED_KEY_USAGE: O = O::new_unwrap("2.5.29.37");
-    /// PKCS#9 extensionRequest, the CSR attribute carrying extensions.
-    pub const EXTENSION_REQUEST: O = O::new_unwrap("1.2.840.113549.1.9.14");
-}
 
 /// The extensions path validation understands; a critical extension outside
 /// this list makes a certificate unusable (RFC 5280 section 4.2).
 pub const UNDERSTOOD: &[ObjectIdentifier] = &[
-    oids::SUBJECT_KEY_IDENTIFIER,
-    oids::KEY_USAGE,
-    oids::SUBJECT_ALT_NAME,
-    oids::ISSUER_ALT_NAME,
-    oids::BASIC_CONSTRAINTS,
-    oids::CRL_DISTRIBUTION_POINTS,
-    oids::AUTHORITY_KEY_IDENTIFIER,
-    oids::EXTENDED_KEY_USAGE,
-    oids::CRL_NUMBER,
-    oids::CRL_REASON,
+    oid::SUBJECT_KEY_IDENTIFIER,
+    oid::KEY_USAGE,
+    oid::SUBJECT_ALT_NAME,
+    oid::ISSUER_ALT_NAME,
+    oid::BASIC_CONSTRAINTS,
+    oid::CRL_DISTRIBUTION_POINTS,
+    oid::AUTHORITY_KEY_IDENTIFIER,
+    oid::EXTENDED_KEY_USAGE,
+    oid::CRL_NUMBER,
+    oid::CRL_REASON,
 ];
 
 /// keyUsage bit numbers (RFC 5280: digitalSignature(0) .. decipherOnly(8)).
@@ -70,8 +55,8 @@ impl Extension {
     }
 
     pub(crate) fn to_der(&self) -> Vec<u8> {
-        let crit = if self.critical { asn1::boolean(true) } else { Vec::new() };
-        asn1::seq(&[&asn1::oid(&self.oid), &crit, &asn1::octets(&self.value)])
+        let crit = if self.critical { der::boolean(true) } else { Vec::new() };
+        der::seq(&[&der::oid(&self.oid), &crit, &der::octets(&self.value)])
     }
 }
 
@@ -85,10 +70,10 @@ pub(crate) fn parse_list(der: &[u8], what: &'static str) -> Result<Vec<Extension
         if out.len() >= MAX_ITEMS {
             return Err(r.err("too many extensions"));
         }
-        let mut e = r.nested(asn1::SEQUENCE, "Extension")?;
+        let mut e = r.nested(der::SEQUENCE, "Extension")?;
         let oid = e.oid("extnID")?;
-        let critical = if e.peek_tag() == Some(asn1::BOOLEAN) { e.boolean("critical")? } else { false };
-        let value = e.expect(asn1::OCTET_STRING, "extnValue")?.value.to_vec();
+        let critical = if e.peek_tag() == Some(der::BOOLEAN) { e.boolean("critical")? } else { false };
+        let value = e.expect(der::OCTET_STRING, "extnValue")?.value.to_vec();
         e.finish("Extension")?;
         if out.iter().any(|x| x.oid == oid) {
             return Err(r.err(format!("extension {oid} appears twice")));
@@ -106,7 +91,7 @@ pub(crate) fn encode_list(exts: &[Extension]) -> Result<Vec<u8>> {
     }
     let parts: Vec<Vec<u8>> = exts.iter().map(Extension::to_der).collect();
     let refs: Vec<&[u8]> = parts.iter().map(|v| v.as_slice()).collect();
-    Ok(asn1::seq(&refs))
+    Ok(der::seq(&refs))
 }
 
 /// One GeneralName (RFC 5280 section 4.2.1.6).
@@ -150,12 +135,12 @@ fn read_general_names(r: &mut Reader<'_>) -> Result<Vec<GeneralName>> {
             }
             0xA4 => {
                 let mut inner = Reader::new(t.value, "directoryName");
-                let n = inner.expect(asn1::SEQUENCE, "Name")?;
+                let n = inner.expect(der::SEQUENCE, "Name")?;
                 inner.finish("directoryName")?;
                 GeneralName::Directory(Name::from_der(n.raw)?)
             }
             0x88 => GeneralName::RegisteredId(
-                asn1::parse_oid(t.value).map_err(|_| r.err("registeredID: malformed OBJECT IDENTIFIER"))?,
+                ObjectIdentifier::from_bytes(t.value).map_err(|e| r.err(format!("registeredID: {e}")))?,
             ),
             _ => GeneralName::Other(t.raw.to_vec()),
         });
@@ -176,18 +161,18 @@ fn write_general_name(g: &GeneralName) -> Result<Vec<u8>> {
                 GeneralName::Dns(_) => 0x82,
                 _ => 0x86,
             };
-            asn1::tlv(tag, s.as_bytes())
+            der::tlv(tag, s.as_bytes())
         }
         GeneralName::Ip(b) => {
             if ![4, 8, 16, 32].contains(&b.len()) {
                 return Err(Error::invalid(format!("an IP address is 4 or 16 bytes, got {}", b.len())));
             }
-            asn1::tlv(0x87, b)
+            der::tlv(0x87, b)
         }
-        GeneralName::Directory(n) => asn1::tlv(0xA4, n.to_der()),
-        GeneralName::RegisteredId(o) => asn1::tlv(0x88, o.as_bytes()),
+        GeneralName::Directory(n) => der::tlv(0xA4, n.to_der()),
+        GeneralName::RegisteredId(o) => der::tlv(0x88, o.as_bytes()),
         GeneralName::Other(raw) => {
-            let t = asn1::single(raw, *raw.first().unwrap_or(&0), "GeneralName")?;
+            let t = der::single(raw, *raw.first().unwrap_or(&0), "GeneralName")?;
             t.raw.to_vec()
         }
     })
@@ -196,14 +181,14 @@ fn write_general_name(g: &GeneralName) -> Result<Vec<u8>> {
 fn write_general_names(names: &[GeneralName]) -> Result<Vec<u8>> {
     let parts = names.iter().map(write_general_name).collect::<Result<Vec<_>>>()?;
     let refs: Vec<&[u8]> = parts.iter().map(|v| v.as_slice()).collect();
-    Ok(asn1::seq(&refs))
+    Ok(der::seq(&refs))
 }
 
 /// basicConstraints: (cA, pathLenConstraint).
 pub fn basic_constraints(value: &[u8]) -> Result<(bool, Option<u64>)> {
-    let outer = asn1::single(value, asn1::SEQUENCE, "basicConstraints")?;
+    let outer = der::single(value, der::SEQUENCE, "basicConstraints")?;
     let mut r = Reader::new(outer.value, "basicConstraints");
-    let ca = if r.peek_tag() == Some(asn1::BOOLEAN) { r.boolean("cA")? } else { false };
+    let ca = if r.peek_tag() == Some(der::BOOLEAN) { r.boolean("cA")? } else { false };
     let path = if r.is_empty() { None } else { Some(r.small_uint("pathLenConstraint")?) };
     r.finish("basicConstraints")?;
     Ok((ca, path))
@@ -214,14 +199,14 @@ pub fn encode_basic_constraints(ca: bool, path_length: Option<u64>) -> Result<Ve
     if path_length.is_some() && !ca {
         return Err(Error::invalid("basicConstraints: a path length needs cA true"));
     }
-    let ca_der = if ca { asn1::boolean(true) } else { Vec::new() };
-    let pl = path_length.map(asn1::small_int).unwrap_or_default();
-    Ok(asn1::seq(&[&ca_der, &pl]))
+    let ca_der = if ca { der::boolean(true) } else { Vec::new() };
+    let pl = path_length.map(der::small_int).unwrap_or_default();
+    Ok(der::seq(&[&ca_der, &pl]))
 }
 
 /// keyUsage as a bit mask ([`key_usage`] constants).
 pub fn key_usage(value: &[u8]) -> Result<u16> {
-    let t = asn1::single(value, asn1::BIT_STRING, "keyUsage")?;
+    let t = der::single(value, der::BIT_STRING, "keyUsage")?;
     let (&unused, bytes) = t.value.split_first().ok_or_else(|| Error::invalid("invalid keyUsage: empty BIT STRING"))?;
     if unused > 7 || bytes.len() > 2 || (bytes.is_empty() && unused != 0) {
         return Err(Error::invalid("invalid keyUsage: malformed BIT STRING"));
@@ -254,12 +239,12 @@ pub fn encode_key_usage(mask: u16) -> Result<Vec<u8>> {
     let unused = (nbytes * 8 - 1 - highest) as u8;
     let mut v = vec![unused];
     v.extend_from_slice(&bytes);
-    Ok(asn1::tlv(asn1::BIT_STRING, &v))
+    Ok(der::tlv(der::BIT_STRING, &v))
 }
 
 /// extKeyUsage: the purpose OIDs, in order (a bounded number of them).
 pub fn extended_key_usage(value: &[u8]) -> Result<Vec<ObjectIdentifier>> {
-    let outer = asn1::single(value, asn1::SEQUENCE, "extendedKeyUsage")?;
+    let outer = der::single(value, der::SEQUENCE, "extendedKeyUsage")?;
     let mut r = Reader::new(outer.value, "extendedKeyUsage");
     let mut out = Vec::new();
     while !r.is_empty() {
@@ -273,19 +258,19 @@ pub fn extended_key_usage(value: &[u8]) -> Result<Vec<ObjectIdentifier>> {
 
 /// extKeyUsage DER of `oids`.
 pub fn encode_extended_key_usage(oids: &[ObjectIdentifier]) -> Vec<u8> {
-    let parts: Vec<Vec<u8>> = oids.iter().map(asn1::oid).collect();
+    let parts: Vec<Vec<u8>> = oids.iter().map(der::oid).collect();
     let refs: Vec<&[u8]> = parts.iter().map(|v| v.as_slice()).collect();
-    asn1::seq(&refs)
+    der::seq(&refs)
 }
 
 /// subjectKeyIdentifier: the key identifier octets.
 pub fn subject_key_identifier(value: &[u8]) -> Result<Vec<u8>> {
-    Ok(asn1::single(value, asn1::OCTET_STRING, "subjectKeyIdentifier")?.value.to_vec())
+    Ok(der::single(value, der::OCTET_STRING, "subjectKeyIdentifier")?.value.to_vec())
 }
 
 /// subjectKeyIdentifier DER of `id`.
 pub fn encode_subject_key_identifier(id: &[u8]) -> Vec<u8> {
-    asn1::octets(id)
+    der::octets(id)
 }
 
 /// authorityKeyIdentifier: (keyIdentifier, authorityCertIssuer, authorityCertSerialNumber).
@@ -293,14 +278,14 @@ pub type AuthorityKeyId = (Option<Vec<u8>>, Option<Vec<GeneralName>>, Option<Vec
 
 /// authorityKeyIdentifier: its three optional fields.
 pub fn authority_key_identifier(value: &[u8]) -> Result<AuthorityKeyId> {
-    let outer = asn1::single(value, asn1::SEQUENCE, "authorityKeyIdentifier")?;
+    let outer = der::single(value, der::SEQUENCE, "authorityKeyIdentifier")?;
     let mut r = Reader::new(outer.value, "authorityKeyIdentifier");
-    let kid = r.optional(asn1::ctx_prim(0))?.map(|t| t.value.to_vec());
-    let issuer = match r.optional(asn1::ctx(1))? {
+    let kid = r.optional(der::ctx_prim(0))?.map(|t| t.value.to_vec());
+    let issuer = match r.optional(der::ctx(1))? {
         Some(t) => Some(read_general_names(&mut Reader::new(t.value, "authorityCertIssuer"))?),
         None => None,
     };
-    let serial = r.optional(asn1::ctx_prim(2))?.map(|t| t.value.to_vec());
+    let serial = r.optional(der::ctx_prim(2))?.map(|t| t.value.to_vec());
     r.finish("authorityKeyIdentifier")?;
     Ok((kid, issuer, serial))
 }
@@ -312,22 +297,22 @@ pub fn encode_authority_key_identifier(
     issuer: Option<&[GeneralName]>,
     serial: Option<&[u8]>,
 ) -> Result<Vec<u8>> {
-    let kid = key_id.map(|k| asn1::tlv(asn1::ctx_prim(0), k)).unwrap_or_default();
+    let kid = key_id.map(|k| der::tlv(der::ctx_prim(0), k)).unwrap_or_default();
     let iss = match issuer {
         Some(names) => {
             let inner = write_general_names(names)?;
-            asn1::tlv(asn1::ctx(1), &inner[header_len(&inner)..])
+            der::tlv(der::ctx(1), &inner[header_len(&inner)..])
         }
         None => Vec::new(),
     };
     let ser = match serial {
         Some(s) => {
-            let int = asn1::uint(s);
-            asn1::tlv(asn1::ctx_prim(2), &int[header_len(&int)..])
+            let int = der::uint(s);
+            der::tlv(der::ctx_prim(2), &int[header_len(&int)..])
         }
         None => Vec::new(),
     };
-    Ok(asn1::seq(&[&kid, &iss, &ser]))
+    Ok(der::seq(&[&kid, &iss, &ser]))
 }
 
 fn header_len(der: &[u8]) -> usize {
@@ -340,7 +325,7 @@ fn header_len(der: &[u8]) -> usize {
 
 /// subjectAltName / issuerAltName.
 pub fn general_names(value: &[u8], what: &'static str) -> Result<Vec<GeneralName>> {
-    let outer = asn1::single(value, asn1::SEQUENCE, what)?;
+    let outer = der::single(value, der::SEQUENCE, what)?;
     read_general_names(&mut Reader::new(outer.value, what))
 }
 
@@ -356,18 +341,18 @@ pub fn encode_general_names(names: &[GeneralName]) -> Result<Vec<u8>> {
 /// cRLDistributionPoints: the fullName list of each distribution point
 /// (points naming only a relative name or a CRL issuer give an empty list).
 pub fn crl_distribution_points(value: &[u8]) -> Result<Vec<Vec<GeneralName>>> {
-    let outer = asn1::single(value, asn1::SEQUENCE, "cRLDistributionPoints")?;
+    let outer = der::single(value, der::SEQUENCE, "cRLDistributionPoints")?;
     let mut r = Reader::new(outer.value, "cRLDistributionPoints");
     let mut out = Vec::new();
     while !r.is_empty() {
         if out.len() >= MAX_ITEMS {
             return Err(r.err("too many distribution points"));
         }
-        let mut dp = r.nested(asn1::SEQUENCE, "DistributionPoint")?;
+        let mut dp = r.nested(der::SEQUENCE, "DistributionPoint")?;
         let mut names = Vec::new();
-        if let Some(t) = dp.optional(asn1::ctx(0))? {
+        if let Some(t) = dp.optional(der::ctx(0))? {
             let mut dpn = Reader::new(t.value, "distributionPoint");
-            if let Some(full) = dpn.optional(asn1::ctx(0))? {
+            if let Some(full) = dpn.optional(der::ctx(0))? {
                 names = read_general_names(&mut Reader::new(full.value, "fullName"))?;
             } else {
                 dpn.any()?;
@@ -375,8 +360,8 @@ pub fn crl_distribution_points(value: &[u8]) -> Result<Vec<Vec<GeneralName>>> {
             dpn.finish("distributionPoint")?;
         }
         // reasons [1] and cRLIssuer [2] are accepted and not interpreted.
-        dp.optional(asn1::ctx_prim(1))?;
-        dp.optional(asn1::ctx(2))?;
+        dp.optional(der::ctx_prim(1))?;
+        dp.optional(der::ctx(2))?;
         dp.finish("DistributionPoint")?;
         out.push(names);
     }
@@ -389,17 +374,17 @@ pub fn encode_crl_distribution_points(points: &[Vec<GeneralName>]) -> Result<Vec
     let mut parts = Vec::with_capacity(points.len());
     for names in points {
         let gn = write_general_names(names)?;
-        let full = asn1::tlv(asn1::ctx(0), &gn[header_len(&gn)..]);
-        let dpn = asn1::tlv(asn1::ctx(0), &full);
-        parts.push(asn1::seq(&[&dpn]));
+        let full = der::tlv(der::ctx(0), &gn[header_len(&gn)..]);
+        let dpn = der::tlv(der::ctx(0), &full);
+        parts.push(der::seq(&[&dpn]));
     }
     let refs: Vec<&[u8]> = parts.iter().map(|v| v.as_slice()).collect();
-    Ok(asn1::seq(&refs))
+    Ok(der::seq(&refs))
 }
 
 /// CRL entry reasonCode (an ENUMERATED).
 pub fn crl_reason(value: &[u8]) -> Result<u8> {
-    let t = asn1::single(value, asn1::ENUMERATED, "reasonCode")?;
+    let t = der::single(value, der::ENUMERATED, "reasonCode")?;
     match t.value {
         [v] if *v <= 10 && *v != 7 => Ok(*v),
         _ => Err(Error::invalid("invalid reasonCode")),
@@ -412,7 +397,7 @@ pub fn encode_crl_reason(code: u8) -> Result<Vec<u8>> {
     if code > 10 || code == 7 {
         return Err(Error::invalid(format!("invalid CRL reason code {code}")));
     }
-    Ok(asn1::tlv(asn1::ENUMERATED, &[code]))
+    Ok(der::tlv(der::ENUMERATED, &[code]))
 }
 
 /// cRLNumber (an INTEGER, up to 20 octets).
@@ -432,5 +417,5 @@ pub fn encode_crl_number(magnitude: &[u8]) -> Result<Vec<u8>> {
     if magnitude.len() > 20 {
         return Err(Error::invalid("cRLNumber: at most 20 octets"));
     }
-    Ok(asn1::uint(magnitude))
+    Ok(der::uint(magnitude))
 }

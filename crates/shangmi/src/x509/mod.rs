@@ -18,7 +18,6 @@
 //! | [`builder`] | tbsCertificate, signing |
 //! | [`path`] | chain building and validation |
 
-pub(crate) mod asn1;
 pub(crate) use signed::pem_one;
 pub mod builder;
 pub mod certificate;
@@ -30,12 +29,12 @@ pub mod name;
 pub mod path;
 mod signed;
 
-pub use asn1::{format_time, MAX_TIME, MIN_TIME};
+pub use crate::encoding::der::{format_time, MAX_TIME, MIN_TIME};
+pub use crate::encoding::oid::ObjectIdentifier;
 pub use builder::{assemble_certificate, key_identifier, sign_certificate, sign_tbs, TbsCertificate};
 pub use certificate::Certificate;
 pub use crl::{Crl, RevokedCertificate};
 pub use csr::CertificateRequest;
-pub use der::asn1::ObjectIdentifier;
 pub use ext_value::{ExtKind, ExtValue};
 pub use extensions::{Extension, GeneralName};
 pub use name::{Attribute, Name};
@@ -43,6 +42,6 @@ pub use path::{verify_chain, Options};
 pub use signed::{signing_digest, SignedObject, UID_CONVENTIONS};
 
 /// Parses a dotted object identifier.
-pub fn parse_oid(s: &str) -> crate::Result<der::asn1::ObjectIdentifier> {
-    asn1::oid_from_str(s)
+pub fn parse_oid(s: &str) -> crate::Result<ObjectIdentifier> {
+    ObjectIdentifier::new(s)
 }

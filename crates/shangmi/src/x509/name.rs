@@ -5,9 +5,9 @@
 //! UTF8String, PrintableString, IA5String, TeletexString (as Latin-1),
 //! BMPString and UniversalString; other value types are kept as raw DER.
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::{self, ObjectIdentifier};
 
-use super::asn1::{self, Reader};
+use crate::encoding::der::{self, Reader};
 use crate::{Error, Result};
 
 /// Upper bounds that keep a hostile Name from costing unbounded work.
@@ -34,43 +34,43 @@ pub struct Name {
 }
 
 /// Well-known attribute short names (RFC 4514 and what OpenSSL prints).
-const SHORT_NAMES: &[(&str, &str)] = &[
-    ("2.5.4.3", "CN"),
-    ("2.5.4.6", "C"),
-    ("2.5.4.7", "L"),
-    ("2.5.4.8", "ST"),
-    ("2.5.4.9", "STREET"),
-    ("2.5.4.10", "O"),
-    ("2.5.4.11", "OU"),
-    ("0.9.2342.19200300.100.1.25", "DC"),
-    ("0.9.2342.19200300.100.1.1", "UID"),
+const SHORT_NAMES: &[(ObjectIdentifier, &str)] = &[
+    (oid::COMMON_NAME, "CN"),
+    (oid::COUNTRY_NAME, "C"),
+    (oid::LOCALITY_NAME, "L"),
+    (oid::STATE_OR_PROVINCE_NAME, "ST"),
+    (oid::STREET_ADDRESS, "STREET"),
+    (oid::ORGANIZATION_NAME, "O"),
+    (oid::ORGANIZATIONAL_UNIT_NAME, "OU"),
+    (oid::DOMAIN_COMPONENT, "DC"),
+    (oid::USER_ID, "UID"),
 ];
 
 /// Attributes whose value DER requires as PrintableString or IA5String.
-fn default_tag(oid: &ObjectIdentifier) -> u8 {
-    match oid.to_string().as_str() {
-        "2.5.4.6" | "2.5.4.5" | "2.5.4.46" => asn1::PRINTABLE_STRING,
-        "1.2.840.113549.1.9.1" | "0.9.2342.19200300.100.1.25" => asn1::IA5_STRING,
-        _ => asn1::UTF8_STRING,
+fn default_tag(o: &ObjectIdentifier) -> u8 {
+    match *o {
+        oid::COUNTRY_NAME | oid::SERIAL_NUMBER | oid::DN_QUALIFIER => der::PRINTABLE_STRING,
+        oid::EMAIL_ADDRESS | oid::DOMAIN_COMPONENT => der::IA5_STRING,
+        _ => der::UTF8_STRING,
     }
 }
 
 fn decode_text(tag: u8, v: &[u8]) -> Option<String> {
     match tag {
-        asn1::UTF8_STRING => std::str::from_utf8(v).ok().map(str::to_owned),
-        asn1::PRINTABLE_STRING | asn1::IA5_STRING => {
+        der::UTF8_STRING => std::str::from_utf8(v).ok().map(str::to_owned),
+        der::PRINTABLE_STRING | der::IA5_STRING => {
             if v.is_ascii() {
                 std::str::from_utf8(v).ok().map(str::to_owned)
             } else {
                 None
             }
         }
-        asn1::TELETEX_STRING => Some(v.iter().map(|&b| b as char).collect()),
-        asn1::BMP_STRING if v.len().is_multiple_of(2) => {
+        der::TELETEX_STRING => Some(v.iter().map(|&b| b as char).collect()),
+        der::BMP_STRING if v.len().is_multiple_of(2) => {
             let units: Vec<u16> = v.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
             String::from_utf16(&units).ok()
         }
-        asn1::UNIVERSAL_STRING if v.len().is_multiple_of(4) => {
+        der::UNIVERSAL_STRING if v.len().is_multiple_of(4) => {
             v.chunks(4).map(|c| char::from_u32(u32::from_be_bytes([c[0], c[1], c[2], c[3]]))).collect()
         }
         _ => None,
@@ -84,20 +84,20 @@ fn printable_ok(s: &str) -> bool {
 impl Name {
     /// Parses a complete Name DER (a SEQUENCE, nothing after it).
     pub fn from_der(der: &[u8]) -> Result<Name> {
-        let outer = asn1::single(der, asn1::SEQUENCE, "Name")?;
+        let outer = der::single(der, der::SEQUENCE, "Name")?;
         let mut rdns = Vec::new();
         let mut r = Reader::new(outer.value, "Name");
         while !r.is_empty() {
             if rdns.len() >= MAX_RDNS {
                 return Err(r.err(format!("more than {MAX_RDNS} RDNs")));
             }
-            let mut set = r.nested(asn1::SET, "RelativeDistinguishedName")?;
+            let mut set = r.nested(der::SET, "RelativeDistinguishedName")?;
             let mut rdn = Vec::new();
             while !set.is_empty() {
                 if rdn.len() >= MAX_ATTRIBUTES {
                     return Err(r.err(format!("more than {MAX_ATTRIBUTES} attributes in one RDN")));
                 }
-                let mut atv = set.nested(asn1::SEQUENCE, "AttributeTypeAndValue")?;
+                let mut atv = set.nested(der::SEQUENCE, "AttributeTypeAndValue")?;
                 let oid = atv.oid("attribute type")?;
                 let value = atv.any()?;
                 atv.finish("AttributeTypeAndValue")?;
@@ -127,29 +127,29 @@ impl Name {
             }
             let mut atvs = Vec::with_capacity(rdn.len());
             for (oid, text, tag) in rdn {
-                if oid.to_string() == "2.5.4.6" && (text.len() != 2 || !text.is_ascii()) {
+                if *oid == oid::COUNTRY_NAME && (text.len() != 2 || !text.is_ascii()) {
                     return Err(Error::invalid(format!("countryName must be 2 letters, got {text:?}")));
                 }
                 let tag = if *tag == 0 { default_tag(oid) } else { *tag };
                 let value = match tag {
-                    asn1::UTF8_STRING => text.as_bytes().to_vec(),
-                    asn1::PRINTABLE_STRING if printable_ok(text) => text.as_bytes().to_vec(),
-                    asn1::IA5_STRING if text.is_ascii() => text.as_bytes().to_vec(),
-                    asn1::BMP_STRING => text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
-                    asn1::PRINTABLE_STRING | asn1::IA5_STRING => {
+                    der::UTF8_STRING => text.as_bytes().to_vec(),
+                    der::PRINTABLE_STRING if printable_ok(text) => text.as_bytes().to_vec(),
+                    der::IA5_STRING if text.is_ascii() => text.as_bytes().to_vec(),
+                    der::BMP_STRING => text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+                    der::PRINTABLE_STRING | der::IA5_STRING => {
                         return Err(Error::invalid(format!(
                             "attribute {oid}: {text:?} cannot be a {}",
-                            if tag == asn1::IA5_STRING { "IA5String (ASCII only)" } else { "PrintableString" }
+                            if tag == der::IA5_STRING { "IA5String (ASCII only)" } else { "PrintableString" }
                         )))
                     }
                     other => return Err(Error::invalid(format!("unsupported string tag 0x{other:02X} for {oid}"))),
                 };
-                atvs.push(asn1::seq(&[&asn1::oid(oid), &asn1::tlv(tag, &value)]));
+                atvs.push(der::seq(&[&der::oid(oid), &der::tlv(tag, &value)]));
             }
-            encoded.push(asn1::set_of(&atvs));
+            encoded.push(der::set_of(&atvs));
         }
         let parts: Vec<&[u8]> = encoded.iter().map(|v| v.as_slice()).collect();
-        Name::from_der(&asn1::seq(&parts))
+        Name::from_der(&der::seq(&parts))
     }
 
     /// The name's DER, as parsed or built (compared byte for byte by issuer checks
@@ -177,7 +177,7 @@ impl Name {
                 .iter()
                 .map(|a| {
                     let o = a.oid.to_string();
-                    let key = SHORT_NAMES.iter().find(|(k, _)| *k == o).map(|(_, v)| v.to_string());
+                    let key = SHORT_NAMES.iter().find(|(k, _)| *k == a.oid).map(|(_, v)| v.to_string());
                     match (&a.text, key) {
                         (Some(t), Some(k)) => format!("{k}={}", escape(t)),
                         (Some(t), None) => format!("{o}={}", escape(t)),

@@ -40,7 +40,7 @@ fn refuse(c: &Certificate, reason: impl AsRef<str>) -> Error {
 }
 
 fn check_validity(c: &Certificate, at: i64) -> Result<()> {
-    use super::asn1::format_time;
+    use crate::encoding::der::format_time;
     if at < c.not_before() {
         return Err(refuse(
             c,
@@ -201,7 +201,7 @@ fn check_revocation(chain: &[&Certificate], crls: &[Crl], uid: Option<&[u8]>) ->
                         "revoked (serial {} on the CRL of '{}', since {})",
                         hex(cert.serial()),
                         crl.issuer().rfc4514(),
-                        super::asn1::format_time(entry.revocation_date)
+                        crate::encoding::der::format_time(entry.revocation_date)
                     ),
                 ));
             }

@@ -3,9 +3,9 @@
 //! SM2-with-SM3 algorithm identifier, and SM2 signature checks under either
 //! user-ID convention.
 
-use der::asn1::ObjectIdentifier;
+use crate::encoding::oid::ObjectIdentifier;
 
-use super::asn1::{self, Reader};
+use crate::encoding::der::{self, Reader};
 use crate::encoding::{oid, sm2 as fmt};
 use crate::sm2::{PublicKey, DEFAULT_UID};
 use crate::{sm3, Error, Result};
@@ -74,13 +74,13 @@ pub trait SignedObject: Sized {
 /// Parses an AlgorithmIdentifier, returning its OID and whether its
 /// parameters are absent or NULL (the only forms SM2-with-SM3 allows).
 pub(crate) fn algorithm(r: &mut Reader<'_>, field: &str) -> Result<(ObjectIdentifier, bool, Vec<u8>)> {
-    let t = r.expect(asn1::SEQUENCE, field)?;
+    let t = r.expect(der::SEQUENCE, field)?;
     let mut a = Reader::new(t.value, r.what());
     let o = a.oid(field)?;
     let mut plain = true;
     if !a.is_empty() {
         let p = a.any()?;
-        plain = p.tag == asn1::NULL && p.value.is_empty();
+        plain = p.tag == der::NULL && p.value.is_empty();
     }
     a.finish(field)?;
     Ok((o, plain, t.raw.to_vec()))
@@ -88,18 +88,18 @@ pub(crate) fn algorithm(r: &mut Reader<'_>, field: &str) -> Result<(ObjectIdenti
 
 /// The AlgorithmIdentifier OpenSSL and GmSSL write for SM2-with-SM3: no parameters.
 pub(crate) fn sm2_sm3_algorithm() -> Vec<u8> {
-    asn1::seq(&[&asn1::oid(&oid::SM2_WITH_SM3)])
+    der::seq(&[&der::oid(&oid::SM2_WITH_SM3)])
 }
 
 impl Signed {
     /// Parses the envelope of `der` (which must be exactly one structure).
     pub fn parse(der: &[u8], what: &'static str) -> Result<Signed> {
-        let outer = asn1::single(der, asn1::SEQUENCE, what)?;
+        let outer = der::single(der, der::SEQUENCE, what)?;
         let mut r = Reader::new(outer.value, what);
-        let tbs = r.expect(asn1::SEQUENCE, "the to-be-signed part")?;
+        let tbs = r.expect(der::SEQUENCE, "the to-be-signed part")?;
         let (alg, _, alg_der) = algorithm(&mut r, "signatureAlgorithm")?;
-        let sig = r.expect(asn1::BIT_STRING, "signatureValue")?;
-        let signature = asn1::bit_string_bytes(&sig, what)?.to_vec();
+        let sig = r.expect(der::BIT_STRING, "signatureValue")?;
+        let signature = der::bit_string_bytes(&sig, what)?.to_vec();
         r.finish("signatureValue")?;
         let start = tbs.raw.as_ptr() as usize - der.as_ptr() as usize;
         Ok(Signed { tbs: start..start + tbs.raw.len(), alg, alg_der, signature })
@@ -153,8 +153,8 @@ pub(crate) fn assemble(tbs: &[u8], sig_der: &[u8]) -> Result<Vec<u8>> {
     fmt::signature_from_der(sig_der).map_err(|_| {
         Error::invalid("the signer returned something that is not a DER SM2 signature (SEQUENCE { r, s })")
     })?;
-    asn1::single(tbs, asn1::SEQUENCE, "to-be-signed structure")?;
-    Ok(asn1::seq(&[tbs, &sm2_sm3_algorithm(), &asn1::bits(sig_der)]))
+    der::single(tbs, der::SEQUENCE, "to-be-signed structure")?;
+    Ok(der::seq(&[tbs, &sm2_sm3_algorithm(), &der::bits(sig_der)]))
 }
 
 /// PEM blocks labelled `label` in `data`, in order (text between them is ignored).

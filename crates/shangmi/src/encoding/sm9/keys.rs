@@ -19,9 +19,10 @@
 //! range-checked, a master key's stored public key must match the one its
 //! scalar gives, and every file-level defect is [`Error::InvalidKey`].
 
-use super::der;
-use super::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, SignMasterKey, SignMasterPublicKey, SignPrivateKey};
+use crate::encoding::der::{self, Reader};
+use crate::encoding::oid::{self, ObjectIdentifier};
 use crate::encoding::{encrypt_pkcs8_der, pem, KeyEncryption};
+use crate::sm9::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, SignMasterKey, SignMasterPublicKey, SignPrivateKey};
 use crate::{Error, Result};
 use zeroize::Zeroizing;
 
@@ -31,9 +32,6 @@ pub const PEM_SIGN_MASTER_PUBLIC_KEY: &str = "SM9 SIGN MASTER PUBLIC KEY";
 pub const PEM_ENC_MASTER_PUBLIC_KEY: &str = "SM9 ENC MASTER PUBLIC KEY";
 const PEM_PRIVATE: &str = "PRIVATE KEY";
 const PEM_ENCRYPTED: &str = "ENCRYPTED PRIVATE KEY";
-
-/// 1.2.156.10197.1.302 (sm9), contents octets.
-const OID_SM9: [u8; 8] = [0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2e];
 
 /// The SM9 object identifiers of GM/T 0006 used in key files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,52 +47,24 @@ enum Alg {
 }
 
 impl Alg {
-    fn der(self) -> Vec<u8> {
-        let mut body = OID_SM9.to_vec();
+    fn oid(self) -> ObjectIdentifier {
         match self {
-            Alg::Sm9 => {}
-            Alg::Sign => body.push(1),
-            Alg::KeyAgreement => body.push(2),
-            Alg::Encrypt => body.push(3),
+            Alg::Sm9 => oid::SM9,
+            Alg::Sign => oid::SM9_SIGN,
+            Alg::KeyAgreement => oid::SM9_KEY_AGREEMENT,
+            Alg::Encrypt => oid::SM9_ENCRYPT,
         }
-        der::tlv(0x06, &body)
     }
 
-    fn parse(body: &[u8]) -> Result<Alg> {
-        match body.strip_prefix(&OID_SM9[..]) {
-            Some([]) => Ok(Alg::Sm9),
-            Some([1]) => Ok(Alg::Sign),
-            Some([2]) => Ok(Alg::KeyAgreement),
-            Some([3]) => Ok(Alg::Encrypt),
-            _ => Err(Error::invalid_key(format!(
-                "not an SM9 key: algorithm OID {} (expected 1.2.156.10197.1.302 or .302.1/.2/.3)",
-                oid_text(body)
-            ))),
-        }
+    fn der(self) -> Vec<u8> {
+        der::oid(&self.oid())
     }
-}
 
-/// Dotted text of OID contents octets, for messages (best effort).
-fn oid_text(b: &[u8]) -> String {
-    let mut arcs: Vec<u64> = Vec::new();
-    let mut v: u64 = 0;
-    for &x in b {
-        v = (v << 7) | u64::from(x & 0x7f);
-        if x & 0x80 == 0 {
-            if arcs.is_empty() {
-                let first = (v / 40).min(2);
-                arcs.push(first);
-                arcs.push(v - 40 * first);
-            } else {
-                arcs.push(v);
-            }
-            v = 0;
-        }
-        if v > u64::MAX >> 8 {
-            return "(invalid)".into();
-        }
+    fn parse(o: &ObjectIdentifier) -> Result<Alg> {
+        [Alg::Sm9, Alg::Sign, Alg::KeyAgreement, Alg::Encrypt].into_iter().find(|a| a.oid() == *o).ok_or_else(|| {
+            Error::invalid_key(format!("not an SM9 key: algorithm OID {o} (expected {} or .302.1/.2/.3)", oid::SM9))
+        })
     }
-    arcs.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(".")
 }
 
 fn as_key(e: Error) -> Error {
@@ -110,35 +80,31 @@ fn pkcs8(alg: Alg, params: Option<Alg>, inner: &[u8]) -> Zeroizing<Vec<u8>> {
     if let Some(p) = params {
         a.extend_from_slice(&p.der());
     }
-    let mut body = Zeroizing::new(der::small_int(0));
-    body.extend_from_slice(&der::tlv(0x30, &a));
-    body.extend_from_slice(&Zeroizing::new(der::tlv(0x04, inner)));
-    Zeroizing::new(der::tlv(0x30, &body))
+    der::seq_secret(&[&der::small_int(0), &der::seq(&[&a]), &der::tlv_secret(der::OCTET_STRING, inner)])
 }
 
 /// Parses a plain `PrivateKeyInfo`: (alg, params, inner DER).
 fn parse_pkcs8(b: &[u8]) -> Result<(Alg, Option<Alg>, Zeroizing<Vec<u8>>)> {
-    let what = "SM9 PKCS#8 private key";
-    let body = der::read_sequence(b, what)?;
-    let (version, rest) = der::read_small_int(body, what)?;
+    const W: &str = "SM9 PKCS#8 private key";
+    let mut r = Reader::new(der::single(b, der::SEQUENCE, W)?.value, W);
+    let version = r.small_uint("version")?;
     if version != 0 {
-        return Err(Error::invalid_key(format!("{what}: version {version}, expected 0")));
+        return Err(Error::invalid_key(format!("{W}: version {version}, expected 0")));
     }
-    let (ai, rest) = der::read(rest, 0x30, what)?;
-    let (inner, rest) = der::read(rest, 0x04, what)?;
-    if !rest.is_empty() {
-        return Err(Error::invalid_key(format!("{what}: unexpected fields after the private key")));
+    let mut ai = r.nested(der::SEQUENCE, "privateKeyAlgorithm")?;
+    let inner = r.octets("privateKey")?;
+    if !r.is_empty() {
+        return Err(Error::invalid_key(format!("{W}: unexpected fields after the private key")));
     }
-    let (oid, ai_rest) = der::read(ai, 0x06, what)?;
-    let alg = Alg::parse(oid)?;
-    let params = if ai_rest.is_empty() {
+    let alg = Alg::parse(&ai.oid("algorithm")?)?;
+    let params = if ai.is_empty() {
         None
     } else {
-        let (p, tail) = der::read(ai_rest, 0x06, what)?;
-        if !tail.is_empty() {
-            return Err(Error::invalid_key(format!("{what}: trailing bytes in the AlgorithmIdentifier")));
+        let p = ai.oid("parameters")?;
+        if !ai.is_empty() {
+            return Err(Error::invalid_key(format!("{W}: trailing bytes in the AlgorithmIdentifier")));
         }
-        Some(Alg::parse(p)?)
+        Some(Alg::parse(&p)?)
     };
     Ok((alg, params, Zeroizing::new(inner.to_vec())))
 }
@@ -159,19 +125,18 @@ enum Shape {
 }
 
 fn shape(b: &[u8]) -> Result<Shape> {
-    let what = "SM9 private key";
-    let (tag, body, rest) = der::read_any(b, what).map_err(as_key)?;
-    if !rest.is_empty() {
-        return Err(Error::invalid_key(format!("{what}: trailing bytes after the DER structure")));
-    }
-    if tag != 0x30 {
+    const W: &str = "SM9 private key";
+    let mut r = Reader::new(b, W);
+    let t = r.any().map_err(as_key)?;
+    r.finish("the DER structure").map_err(as_key)?;
+    if t.tag != der::SEQUENCE {
         return Ok(Shape::Bare);
     }
-    let (first, _, after) = der::read_any(body, what).map_err(as_key)?;
-    let second = after.first().copied();
-    Ok(match (first, second) {
-        (0x30, Some(0x04)) => Shape::Encrypted,
-        (0x02, Some(0x30)) => Shape::Pkcs8,
+    let mut inner = r.inner(t.value).map_err(as_key)?;
+    let first = inner.any().map_err(as_key)?.tag;
+    Ok(match (first, inner.peek_tag()) {
+        (der::SEQUENCE, Some(der::OCTET_STRING)) => Shape::Encrypted,
+        (der::INTEGER, Some(der::SEQUENCE)) => Shape::Pkcs8,
         _ => Shape::Bare,
     })
 }
@@ -253,63 +218,71 @@ fn expect_alg(found: Option<AlgId>, allowed: &[AlgId], what: &str) -> Result<()>
     }
 }
 
+/// A non-negative INTEGER of at most 32 magnitude bytes, left-padded to 32
+/// (range checks are the key constructors').
+fn uint256(r: &mut Reader<'_>, field: &str) -> Result<Zeroizing<[u8; 32]>> {
+    let mut out = Zeroizing::new([0u8; 32]);
+    r.unsigned_into(field, out.as_mut())?;
+    Ok(out)
+}
+
 /// Master key inner: SEQUENCE { INTEGER, BIT STRING } or gmsm's bare INTEGER:
 /// (scalar, stored public point if any).
-fn parse_master(inner: &[u8], what: &str) -> Result<WithPublic<Zeroizing<[u8; 32]>>> {
-    if inner.first() == Some(&0x02) {
-        let (k, rest) = der::read_uint256(inner, what).map_err(as_key)?;
-        if !rest.is_empty() {
-            return Err(Error::invalid_key(format!("{what}: trailing bytes after the INTEGER")));
-        }
+fn parse_master(inner: &[u8], what: &'static str) -> Result<WithPublic<Zeroizing<[u8; 32]>>> {
+    let mut r = Reader::new(inner, what);
+    if inner.first() == Some(&der::INTEGER) {
+        let k = uint256(&mut r, "master key").map_err(as_key)?;
+        r.finish("the INTEGER").map_err(as_key)?;
         return Ok((k, None));
     }
-    let body = der::read_sequence(inner, what).map_err(as_key)?;
-    let (k, rest) = der::read_uint256(body, what).map_err(as_key)?;
-    let (p, rest) = der::read_bit_string(rest, what).map_err(as_key)?;
-    if !rest.is_empty() {
-        return Err(Error::invalid_key(format!("{what}: trailing bytes inside the SEQUENCE")));
-    }
+    let mut body = r.nested(der::SEQUENCE, "master key").map_err(as_key)?;
+    r.finish("the SEQUENCE").map_err(as_key)?;
+    let k = uint256(&mut body, "master key").map_err(as_key)?;
+    let p = body.bits("master public key").map_err(as_key)?;
+    body.finish("the master public key").map_err(as_key)?;
     Ok((k, Some(p.to_vec())))
 }
 
 fn master_inner(k: &[u8; 32], public: &[u8]) -> Zeroizing<Vec<u8>> {
-    let mut body = der::uint256(k);
-    body.extend_from_slice(&der::bit_string(public));
-    Zeroizing::new(der::tlv(0x30, &body))
+    der::seq_secret(&[&der::uint_secret(k), &der::bits(public)])
 }
 
 /// User key inner: SEQUENCE { BIT STRING d, BIT STRING Ppub } or gmsm's bare
 /// BIT STRING d: (point bytes, stored master public point if any).
-fn parse_user(inner: &[u8], what: &str) -> Result<WithPublic<Zeroizing<Vec<u8>>>> {
-    if inner.first() == Some(&0x03) {
-        let (d, rest) = der::read_bit_string(inner, what).map_err(as_key)?;
-        if !rest.is_empty() {
-            return Err(Error::invalid_key(format!("{what}: trailing bytes after the BIT STRING")));
-        }
+fn parse_user(inner: &[u8], what: &'static str) -> Result<WithPublic<Zeroizing<Vec<u8>>>> {
+    let mut r = Reader::new(inner, what);
+    if inner.first() == Some(&der::BIT_STRING) {
+        let d = r.bits("user key").map_err(as_key)?;
+        r.finish("the BIT STRING").map_err(as_key)?;
         return Ok((Zeroizing::new(d.to_vec()), None));
     }
-    let body = der::read_sequence(inner, what).map_err(as_key)?;
-    let (d, rest) = der::read_bit_string(body, what).map_err(as_key)?;
-    let (p, rest) = der::read_bit_string(rest, what).map_err(as_key)?;
-    if !rest.is_empty() {
-        return Err(Error::invalid_key(format!("{what}: trailing bytes inside the SEQUENCE")));
-    }
+    let mut body = r.nested(der::SEQUENCE, "user key").map_err(as_key)?;
+    r.finish("the SEQUENCE").map_err(as_key)?;
+    let d = body.bits("user key").map_err(as_key)?;
+    let p = body.bits("master public key").map_err(as_key)?;
+    body.finish("the master public key").map_err(as_key)?;
     Ok((Zeroizing::new(d.to_vec()), Some(p.to_vec())))
 }
 
 fn user_inner(d: &[u8], public: &[u8]) -> Zeroizing<Vec<u8>> {
-    let mut body = Zeroizing::new(der::bit_string(d));
-    body.extend_from_slice(&der::bit_string(public));
-    Zeroizing::new(der::tlv(0x30, &body))
+    let mut bits = Zeroizing::new(Vec::with_capacity(d.len() + 1));
+    bits.push(0);
+    bits.extend_from_slice(d);
+    der::seq_secret(&[&der::tlv_secret(der::BIT_STRING, &bits), &der::bits(public)])
 }
 
 /// Master public key: SEQUENCE { BIT STRING } or gmsm's bare BIT STRING.
-fn parse_master_public(b: &[u8], what: &str) -> Result<Vec<u8>> {
-    let body = if b.first() == Some(&0x30) { der::read_sequence(b, what).map_err(as_key)? } else { b };
-    let (p, rest) = der::read_bit_string(body, what).map_err(as_key)?;
-    if !rest.is_empty() {
-        return Err(Error::invalid_key(format!("{what}: trailing bytes after the BIT STRING")));
-    }
+fn parse_master_public(b: &[u8], what: &'static str) -> Result<Vec<u8>> {
+    let mut r = Reader::new(b, what);
+    let mut body = if b.first() == Some(&der::SEQUENCE) {
+        let body = r.nested(der::SEQUENCE, "master public key").map_err(as_key)?;
+        r.finish("the SEQUENCE").map_err(as_key)?;
+        body
+    } else {
+        r
+    };
+    let p = body.bits("master public key").map_err(as_key)?;
+    body.finish("the BIT STRING").map_err(as_key)?;
     Ok(p.to_vec())
 }
 
@@ -332,7 +305,7 @@ macro_rules! master_public_files {
         impl $ty {
             /// GmSSL's DER: SEQUENCE { BIT STRING point }.
             pub fn to_der(&self) -> Vec<u8> {
-                der::tlv(0x30, &der::bit_string(&self.to_bytes()))
+                der::seq(&[&der::bits(&self.to_bytes())])
             }
 
             /// PEM under GmSSL's label.
@@ -496,7 +469,7 @@ mod tests {
     fn oid_bytes_are_gm_t_0006s() {
         // 1.2.156.10197.1.302.1 as DER, worked out by hand from the arcs.
         assert_eq!(Alg::Sign.der(), [0x06, 0x09, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2e, 0x01]);
-        assert_eq!(oid_text(&OID_SM9), "1.2.156.10197.1.302");
+        assert_eq!(Alg::Sm9.oid().to_string(), "1.2.156.10197.1.302");
     }
 
     #[test]
@@ -506,14 +479,16 @@ mod tests {
             a[31] = 0x7f;
             a
         }] {
-            let d = der::uint256(&v);
-            let (back, rest) = der::read_uint256(&d, "x").unwrap();
-            assert!(rest.is_empty());
+            let d = der::uint_secret(&v);
+            let mut r = Reader::new(&d, "x");
+            let back = uint256(&mut r, "x").unwrap();
+            assert!(r.is_empty());
             assert_eq!(*back, v);
         }
-        assert!(der::read_uint256(&[0x02, 0x02, 0x00, 0x01], "x").is_err()); // non-minimal
-        assert!(der::read_uint256(&[0x02, 0x01, 0x80], "x").is_err()); // negative
-        assert!(der::read_uint256(&[0x02, 0x00], "x").is_err()); // empty
+        let read = |b: &[u8]| uint256(&mut Reader::new(b, "x"), "x");
+        assert!(read(&[0x02, 0x02, 0x00, 0x01]).is_err()); // non-minimal
+        assert!(read(&[0x02, 0x01, 0x80]).is_err()); // negative
+        assert!(read(&[0x02, 0x00]).is_err()); // empty
     }
 
     #[test]
@@ -541,7 +516,7 @@ mod tests {
         let back = SignPrivateKey::from_der(&d, None, None).unwrap();
         assert_eq!(back.to_bytes(), user.to_bytes());
         // gmsm's bare point needs the master public key.
-        let bare = der::bit_string(user.to_bytes().as_ref());
+        let bare = der::bits(user.to_bytes().as_ref());
         assert!(SignPrivateKey::from_der(&bare, None, None).is_err());
         assert!(SignPrivateKey::from_der(&bare, None, Some(msk.public_key())).is_ok());
         let other = SignMasterKey::from_bytes(&[8u8; 32]).unwrap();
