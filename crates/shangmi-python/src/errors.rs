@@ -30,6 +30,7 @@ const PYTHON_ADVICE: &[(&str, &str)] = &[
     ("use PKCS#8 with a password instead", "use format='pkcs8' with a password"),
     ("needs cA true", "needs ca=True"),
     ("give a uid", "pass uid="),
+    ("raise the iteration cap to ", "pass max_iterations="),
 ];
 
 /// The core's message with the Python advice of [`PYTHON_ADVICE`].

@@ -232,7 +232,7 @@ pub(crate) fn decrypt_pkcs8_der(data: &[u8], password: &[u8], max_iterations: u3
     if iterations > u64::from(max_iterations) {
         return Err(Error::invalid_key(format!(
             "the private key file asks for {iterations} PBKDF2 iterations, above the cap of {max_iterations}; \
-             if you trust the file, allow it with max_iterations={iterations}"
+             if you trust the file, raise the iteration cap to {iterations}"
         )));
     }
     if let Some(l) = key_length {
