@@ -4,6 +4,8 @@
 //! folder is a safe function taking the [`crate::cpu`] tokens that prove
 //! its features.
 
+#[cfg(test)]
+mod derive_tests;
 mod f;
 mod lanes16;
 mod lanes8;
