@@ -10,11 +10,11 @@
 //! one-shot and incremental, the KDF, and `hash_many` (the multi-buffer
 //! kernel: loads and transposes at public offsets, 8 and 16 lanes). Valgrind executes AVX2 and
 //! BMI2 but not AVX-512, which its CPUID hides, so mask "" checks the
-//! AVX2 inline-assembly compression (`sm3/asm.rs`; it needs BMI2 too, so the
+//! AVX2 inline-assembly compression (`sm3/x86/avx2.rs`; it needs BMI2 too, so the
 //! portable one runs where valgrind's CPUID also hides BMI2; `ctime` builds
 //! add it back, see `cpu.rs`) and the 8-lane AVX2 `hash_many`; `avx2` and `all` check the portable paths alone. The test
 //! prints the backends it reached.
-//! The AVX-512 variant (`sm3/asm512.rs`), which valgrind cannot execute,
+//! The AVX-512 variant (`sm3/x86/avx512.rs`), which valgrind cannot execute,
 //! runs inline-assembly rounds of the same form as the AVX2 kernel checked
 //! here, with the message expansion in AVX-512VL registers stored to fixed
 //! stack offsets: straight-line code, no secret-dependent branch or
