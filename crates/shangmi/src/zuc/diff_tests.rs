@@ -8,6 +8,9 @@ use super::many::{eea3_many_on, eia3_many_on};
 use super::ops::{eea3_on, eia3_on, zuc256_mac_on};
 use super::Message;
 
+/// Key, COUNT, BEARER, DIRECTION, data and bit length of one message.
+type Owned = (Vec<u8>, u64, u32, u32, Vec<u8>, Option<u64>);
+
 #[test]
 fn kernels_agree_on_long_inputs() {
     let data: Vec<u8> = (0..70_001u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
@@ -38,7 +41,7 @@ fn lane_kernels_agree_with_portable() {
     let mut next = crate::test_rng(0x2545_f491_4f6c_dd1d);
     let sizes = [0usize, 1, 3, 4, 5, 63, 64, 65, 127, 128, 129, 1000, 4096, 5003, 70, 2, 300, 64 * 16 + 1, 9, 33];
     for trial in 0..3 {
-        let owned: Vec<(Vec<u8>, u64, u32, u32, Vec<u8>, Option<u64>)> = sizes
+        let owned: Vec<Owned> = sizes
             .iter()
             .map(|&n| {
                 let data: Vec<u8> = (0..n + trial).map(|_| next() as u8).collect();
