@@ -5,8 +5,7 @@
 //! rounds of this pair (double-buffered, as in `sm3/x86/avx2.rs`).
 //!
 //! What differs from `sm3/x86/avx2.rs`, each measured on Sapphire Rapids
-//! against libgcrypt's AVX/BMI2 assembly in one process (`bench/NOTES.md`,
-//! session 10):
+//! against libgcrypt's AVX/BMI2 assembly in one process (`bench/NOTES.md`):
 //! - The expansion costs ~5 vector instructions per word per block
 //!   instead of ~8.5 (one-instruction rotations, three-input XORs), and
 //!   half that again with two blocks per 256-bit register. Vector

@@ -1,6 +1,6 @@
 //! Sixteen independent ZUC-128 streams at once, one per 32-bit lane of
-//! AVX-512 registers, with GFNI for S1: the 128-EEA3 kernel of
-//! [`super::Backend::Gfni`]'s many-message API.
+//! AVX-512 registers, with GFNI for S1: `gfni-512`, the many-message
+//! 128-EEA3 kernel.
 //!
 //! Same structure as the eight-lane AVX2 code (x86/lanes8.rs), on 512-bit
 //! registers: LFSR modulo 2^31 - 1 with 31-bit rotations, lazily reduced

@@ -11,7 +11,7 @@
 //! by a byte shuffle beforehand. The LFSR works modulo 2^31 - 1 with 31-bit
 //! rotations (multiplication by powers of 2) and an exact reduction after
 //! each addition, so cells stay in [1, 2^31 - 1] as the standard requires.
-//! With GFNI (the `gfni-avx2` and `gfni` backends) S1 is two GFNI affine
+//! With GFNI (the `gfni-256` kernel) S1 is two GFNI affine
 //! instructions instead (see x86/lanes16.rs); the AES-NI form is what valgrind
 //! checks (it does not emulate GFNI).
 

@@ -13,10 +13,10 @@
 //! not depend on them is moved off that chain: the LFSR runs one batch ahead
 //! inside the same loop (its own chain overlaps F's), and bit reorganisation,
 //! the X2 part of W2 and the output words are computed 8 words at a time
-//! with AVX2. With AVX-512VL (the `Avx512` backend) the rotations and
+//! with AVX2. With AVX-512VL (the `*-avx512-128` kernels) the rotations and
 //! three-way XORs are single VPROLVD/VPTERNLOGD instructions, which also
 //! shortens the chain (see [`f_core_avx512`]).
-//! With GFNI (the `GfniAvx2` and `Gfni` backends) S1 is two GFNI affine
+//! With GFNI (the `gfni-*` kernels) S1 is two GFNI affine
 //! instructions instead of PRE, AESENCLAST and POST (see x86/f.rs).
 //!
 //! S-boxes without table lookups (constant time):
