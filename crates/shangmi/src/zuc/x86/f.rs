@@ -1,9 +1,10 @@
 //! F's nonlinear step on x86-64 for one stream: the S-box constants
 //! (nibble tables for S0, the PRE/POST maps around AESENCLAST for S1) and
 //! the AVX2, AVX-512VL and AVX-512VL + GFNI forms of F's register update
-//! (see x86/stream.rs for why they look this way). The derived 16-entry tables PRE/POST were computed by
-//! a script from the S-box definitions; the tests check F against the
-//! portable one, itself checked against the standard's S-box tables.
+//! (see x86/stream.rs for why they look this way). The 16-entry tables
+//! PRE/POST are recomputed from the specification by `derive_tests.rs`;
+//! the tests also check F against the portable one, itself checked against
+//! the standard's S-box tables.
 
 #![allow(clippy::missing_safety_doc)]
 

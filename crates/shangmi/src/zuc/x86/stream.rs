@@ -26,8 +26,8 @@
 //! * S1(x) = POST(AESSubBytes(PRE(x))): S1 = A·x⁻¹ + 0x55 in GF(2⁸) mod 0x18B,
 //!   and PRE maps that field onto the AES field (0x11B); PRE and POST are
 //!   8×8 bit matrices applied as two nibble `pshufb` lookups each. The
-//!   tables were derived by a script from the S-box definitions and are
-//!   checked against the S1 table by the unit tests.
+//!   tables are recomputed from the specification by `derive_tests.rs`
+//!   and checked against the S1 table by the unit tests.
 
 #![allow(clippy::missing_safety_doc)]
 
