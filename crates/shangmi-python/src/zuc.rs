@@ -79,10 +79,7 @@ fn zuc_eea3<'py>(
     let (key, data, length_bits) = (key.as_slice(), data.as_slice(), length_bits.map(|l| l.0));
     let len = zuc::eea3_output_len(data.len(), length_bits).py_err()?;
     PyBytes::new_with(py, len, |out| {
-        maybe_detach(py, len, || {
-            zuc::eea3_into(zuc::Backend::auto(), key, count.0, bearer.0, direction.0, data, length_bits, out)
-        })
-        .py_err()
+        maybe_detach(py, len, || zuc::eea3_into(key, count.0, bearer.0, direction.0, data, length_bits, out)).py_err()
     })
 }
 
@@ -201,7 +198,7 @@ fn zuc_eea3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResul
     let (msgs, total) = messages(&args);
     let lens = zuc::eea3_many_output_lens(&msgs).py_err()?;
     let (outs, mut bufs): (Vec<_>, Vec<_>) = bytes_out(py, &lens)?.into_iter().unzip();
-    maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), &msgs, &mut bufs)).py_err()?;
+    maybe_detach(py, total, || zuc::eea3_many_into(&msgs, &mut bufs)).py_err()?;
     drop(bufs);
     Ok(outs)
 }
@@ -220,7 +217,7 @@ fn zuc_eea3_many_into(py: Python<'_>, messages_: &Bound<'_, PyAny>, outputs: &Bo
     let mut outs = outputs_in(outputs)?;
     let inputs: Vec<&[u8]> = args.iter().flat_map(|a| [a.key.as_slice(), a.data.as_slice()]).collect();
     let mut bufs = disjoint_outputs(&mut outs, &inputs)?;
-    maybe_detach(py, total, || zuc::eea3_many_into(zuc::Backend::auto(), &msgs, &mut bufs)).py_err()
+    maybe_detach(py, total, || zuc::eea3_many_into(&msgs, &mut bufs)).py_err()
 }
 
 #[pyfunction]
@@ -231,10 +228,10 @@ fn zuc_eia3_many<'py>(py: Python<'py>, messages_: &Bound<'py, PyAny>) -> PyResul
     Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
 }
 
-/// The backend in use: "gfni", "avx512", "gfni-avx2", "simd" or "portable" (see SHANGMI_CPU_DISABLE).
+/// The one-stream kernel in use, e.g. "gfni-avx512-128" or "portable-32" (see SHANGMI_CPU_DISABLE).
 #[pyfunction]
 fn zuc_backend() -> &'static str {
-    zuc::Backend::auto().name()
+    zuc::backend_name()
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

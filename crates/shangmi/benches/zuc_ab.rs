@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use shangmi::zuc::{Backend, Keystream};
+use shangmi::zuc::Keystream;
 
 /// Table-driven ZUC-128, variable time (S-box lookups indexed by secret
 /// data): only a speed reference, checked against the library below.
@@ -121,19 +121,19 @@ mod reference_vartime {
 }
 
 fn main() {
-    let backends: Vec<Backend> = Backend::available().into_iter().filter(|&b| b != Backend::Portable).collect();
+    let backends: Vec<&str> = [shangmi::zuc::backend_name()].into_iter().filter(|&b| b != "portable-32").collect();
     let mut out = vec![0u8; 256 << 10];
     let mut check = vec![0u8; 4096];
     reference_vartime::Zuc::new(&[1; 16], &[2; 16]).fill(&mut check);
     for &b in &backends {
         let mut mine = vec![0u8; 4096];
-        Keystream::zuc128_with_backend(&[1; 16], &[2; 16], b).unwrap().fill(&mut mine);
-        assert!(mine == check, "reference and {} disagree", b.name());
+        Keystream::zuc128(&[1; 16], &[2; 16]).unwrap().fill(&mut mine);
+        assert!(mine == check, "reference and {} disagree", b);
     }
     let mut best = vec![f64::INFINITY; backends.len() + 1];
     for _ in 0..300 {
-        for (i, &b) in backends.iter().enumerate() {
-            let mut ks = Keystream::zuc128_with_backend(&[1; 16], &[2; 16], b).unwrap();
+        for (i, _) in backends.iter().enumerate() {
+            let mut ks = Keystream::zuc128(&[1; 16], &[2; 16]).unwrap();
             let t = Instant::now();
             ks.fill(&mut out);
             best[i] = best[i].min(t.elapsed().as_secs_f64());
@@ -146,7 +146,7 @@ fn main() {
         best[n] = best[n].min(t.elapsed().as_secs_f64());
     }
     for (i, b) in backends.iter().enumerate() {
-        println!("{:<28} best {:7.1} MiB/s", b.name(), 0.25 / best[i]);
+        println!("{:<28} best {:7.1} MiB/s", b, 0.25 / best[i]);
     }
     println!("{:<28} best {:7.1} MiB/s", "table lookups (vartime ref)", 0.25 / best[backends.len()]);
 }

@@ -37,9 +37,11 @@ pub fn backends() -> Vec<(&'static str, &'static str)> {
         ("table-scan", arith::scan_name()),
         ("sm2-comb", sm2::comb_backend_name()),
         ("sm3", sm3::backend_name()),
+        ("sm3-lanes", sm3::lanes_backend_name()),
         ("sm4", sm4::Backend::selected().name()),
         ("ghash", sm4::ghash_backend_name()),
-        ("zuc", zuc::Backend::auto().name()),
+        ("zuc", zuc::backend_name()),
+        ("zuc-lanes", zuc::lanes_backend_name()),
     ]
 }
 

@@ -1,11 +1,15 @@
-//! ZUC against every entry of tests/vectors/zuc.json, on every backend this
-//! CPU can run; the multi-message API (eea3_many / eia3_many) against the
-//! same vectors and against the single-message functions.
+//! ZUC against every entry of tests/vectors/zuc.json on the kernel this
+//! process chose; the multi-message API (eea3_many / eia3_many) against the
+//! same vectors and against the single-message functions. The kernels are
+//! chosen once per process from `SHANGMI_CPU_DISABLE`, so
+//! `every_kernel_in_a_subprocess` runs this file again under the masks that
+//! select each slower kernel. (Each kernel against the portable one on
+//! random inputs: the crate's unit tests, `zuc::diff_tests`.)
 
 mod common;
 
 use common::Value;
-use shangmi::zuc::{self, Backend, Keystream, Message};
+use shangmi::zuc::{self, Keystream, Message};
 
 fn vectors() -> Value {
     common::json("zuc.json")
@@ -23,18 +27,47 @@ fn count(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().expect("count hex"), 16).expect("count")
 }
 
-fn backends() -> Vec<Backend> {
-    let b = Backend::available();
+/// The kernel this process runs (one per process: see the module notes).
+fn backends() -> Vec<&'static str> {
+    let b = zuc::backend_name();
     #[cfg(target_arch = "x86_64")]
     if std::env::var("CI").is_ok() && shangmi::cpu::masked() == shangmi::cpu::Features::NONE {
         // CI machines are x86-64 with AES-NI: unless SHANGMI_CPU_DISABLE masks
         // features, the SIMD path must be tested there.
-        assert!(b.contains(&Backend::Simd), "SIMD backend unavailable");
+        assert_ne!(b, "portable-32", "SIMD kernel unavailable");
         if std::arch::is_x86_feature_detected!("avx512vl") {
-            assert!(b.contains(&Backend::Avx512), "AVX-512 backend unavailable");
+            assert!(b.contains("avx512"), "AVX-512 kernel unavailable");
         }
     }
-    b
+    vec![b]
+}
+
+/// Masks that select each slower kernel: aesni-avx512-128 ("gfni"),
+/// gfni-avx2-128 ("avx512f"), aesni-avx2-128 ("avx512f,gfni"), portable-32
+/// ("all"); the lane kernels follow.
+const MASKS: [&str; 4] = ["gfni", "avx512f", "avx512f,gfni", "all"];
+
+/// Runs every other test of this file again in a child process per mask
+/// (only from the unmasked parent, so children do not recurse).
+#[test]
+fn every_kernel_in_a_subprocess() {
+    if std::env::var_os(shangmi::cpu::DISABLE_VAR).is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    for mask in MASKS {
+        let out = std::process::Command::new(&exe)
+            .env(shangmi::cpu::DISABLE_VAR, mask)
+            .args(["--test-threads=2", "--skip", "every_kernel_in_a_subprocess"])
+            .output()
+            .expect("child test run");
+        assert!(
+            out.status.success(),
+            "mask {mask}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]
@@ -43,7 +76,7 @@ fn zuc128_keystream() {
     for backend in backends() {
         for e in v["zuc128_keystream"].as_array().unwrap() {
             let expected = hx(&e["keystream"]);
-            let mut ks = Keystream::zuc128_with_backend(&hx(&e["key"]), &hx(&e["iv"]), backend).unwrap();
+            let mut ks = Keystream::zuc128(&hx(&e["key"]), &hx(&e["iv"])).unwrap();
             let mut got = vec![0u8; expected.len()];
             ks.fill(&mut got);
             assert_eq!(got, expected, "{} on {backend:?}", e["id"]);
@@ -73,7 +106,7 @@ fn eea3_vectors_and_set5_both_forms() {
         for (id, e, pt, ct) in &cases {
             let len = int(&e["length_bits"]);
             let args = (hx(&e["key"]), count(&e["count"]), int(&e["bearer"]) as u32, int(&e["direction"]) as u32);
-            let got = zuc::eea3_with_backend(backend, &args.0, args.1, args.2, args.3, pt, Some(len)).unwrap();
+            let got = zuc::eea3(&args.0, args.1, args.2, args.3, pt, Some(len)).unwrap();
             assert_eq!(got.len(), (len as usize).div_ceil(8));
             // Only the first length_bits bits are part of the test; ours are zero beyond.
             let mut want = ct[..got.len()].to_vec();
@@ -81,7 +114,7 @@ fn eea3_vectors_and_set5_both_forms() {
                 *want.last_mut().unwrap() &= 0xffu8 << (8 - len % 8);
             }
             assert_eq!(got, want, "{id} encrypt on {backend:?}");
-            let back = zuc::eea3_with_backend(backend, &args.0, args.1, args.2, args.3, ct, Some(len)).unwrap();
+            let back = zuc::eea3(&args.0, args.1, args.2, args.3, ct, Some(len)).unwrap();
             let mut pwant = pt[..back.len()].to_vec();
             if !len.is_multiple_of(8) {
                 *pwant.last_mut().unwrap() &= 0xffu8 << (8 - len % 8);
@@ -101,8 +134,7 @@ fn eea3_stream_in_pieces_matches_vectors() {
         for e in v["eea3"].as_array().unwrap() {
             let (pt, ct) = (hx(&e["plaintext"]), hx(&e["ciphertext"]));
             let n = int(&e["length_bits"]) as usize / 8;
-            let mut ks = Keystream::eea3_with_backend(
-                backend,
+            let mut ks = Keystream::eea3(
                 &hx(&e["key"]),
                 count(&e["count"]),
                 int(&e["bearer"]) as u32,
@@ -132,8 +164,7 @@ fn eia3_vectors() {
     assert!(entries.iter().any(|e| !int(&e["length_bits"]).is_multiple_of(8)));
     for backend in backends() {
         for e in entries {
-            let mac = zuc::eia3_with_backend(
-                backend,
+            let mac = zuc::eia3(
                 &hx(&e["key"]),
                 count(&e["count"]),
                 int(&e["bearer"]) as u32,
@@ -164,7 +195,7 @@ fn zuc256_keystream() {
     for backend in backends() {
         for e in v["zuc256_keystream"].as_array().unwrap() {
             for iv in zuc256_ivs(e) {
-                let mut ks = Keystream::zuc256_with_backend(&hx(&e["key"]), &iv, backend).unwrap();
+                let mut ks = Keystream::zuc256(&hx(&e["key"]), &iv).unwrap();
                 if let Some(k) = e.get("keystream") {
                     let expected = hx(k);
                     let mut got = vec![0u8; expected.len()];
@@ -189,8 +220,7 @@ fn zuc256_macs() {
     for backend in backends() {
         for e in v["zuc256_mac"].as_array().unwrap() {
             for iv in zuc256_ivs(e) {
-                let tag = zuc::zuc256_mac_with_backend(
-                    backend,
+                let tag = zuc::zuc256_mac(
                     &hx(&e["key"]),
                     &iv,
                     &hx(&e["message"]),
@@ -204,37 +234,13 @@ fn zuc256_macs() {
     }
 }
 
-/// Backends agree on long, odd-sized inputs (chunk boundaries of the batch
-/// generator and of the MAC's sliding keystream buffer).
-#[test]
-fn backends_agree_on_long_inputs() {
-    let backends = backends();
-    let data: Vec<u8> = (0..70_001u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-    let key = [7u8; 16];
-    for len in [0u64, 1, 31, 32, 33, 8 * 4095 + 5, 8 * 70_001] {
-        let outs: Vec<_> = backends
-            .iter()
-            .map(|&b| {
-                (
-                    zuc::eea3_with_backend(b, &key, 0x1234_5678, 3, 1, &data, Some(len)).unwrap(),
-                    zuc::eia3_with_backend(b, &key, 0x1234_5678, 3, 1, &data, Some(len)).unwrap(),
-                    zuc::zuc256_mac_with_backend(b, &[9u8; 32], &[1u8; 23], &data, 128, Some(len)).unwrap(),
-                )
-            })
-            .collect();
-        for o in &outs[1..] {
-            assert_eq!(o, &outs[0], "length {len}");
-        }
-    }
-}
-
 #[test]
 fn chunked_keystream_equals_one_shot() {
-    for backend in backends() {
-        let mut one = Keystream::zuc128_with_backend(&[1; 16], &[2; 16], backend).unwrap();
+    for _ in backends() {
+        let mut one = Keystream::zuc128(&[1; 16], &[2; 16]).unwrap();
         let mut whole = vec![0u8; 5000];
         one.fill(&mut whole);
-        let mut parts = Keystream::zuc128_with_backend(&[1; 16], &[2; 16], backend).unwrap();
+        let mut parts = Keystream::zuc128(&[1; 16], &[2; 16]).unwrap();
         let mut got = Vec::new();
         for (i, n) in [1usize, 3, 4, 5, 0, 7, 1024, 2, 1, 1, 1000].iter().cycle().enumerate() {
             if got.len() >= whole.len() {
@@ -333,8 +339,8 @@ fn eea3_many_vectors() {
         .collect();
     assert!(owned.len() > 8);
     let msgs: Vec<Message<'_>> = owned.iter().map(|(o, _)| o.msg()).collect();
-    for backend in Backend::available() {
-        let got = zuc::eea3_many_with_backend(backend, &msgs).unwrap();
+    for backend in backends() {
+        let got = zuc::eea3_many(&msgs).unwrap();
         for (i, (g, (_, want))) in got.iter().zip(&owned).enumerate() {
             assert_eq!(g, want, "message {i} on {backend:?}");
         }
@@ -349,8 +355,8 @@ fn eia3_many_vectors() {
         (0..3).flat_map(|_| entries.iter()).map(|e| (from_vector(e, "message"), hx(&e["mac"]))).collect();
     assert!(owned.len() > 8);
     let msgs: Vec<Message<'_>> = owned.iter().map(|(o, _)| o.msg()).collect();
-    for backend in Backend::available() {
-        let got = zuc::eia3_many_with_backend(backend, &msgs).unwrap();
+    for backend in backends() {
+        let got = zuc::eia3_many(&msgs).unwrap();
         for (i, (g, (_, want))) in got.iter().zip(&owned).enumerate() {
             assert_eq!(g.to_vec(), *want, "message {i} on {backend:?}");
         }
@@ -359,7 +365,7 @@ fn eia3_many_vectors() {
 
 /// Messages of assorted lengths (empty, shorter than a word, block edges,
 /// several KiB, bit lengths not a multiple of 8) and parameters, each
-/// compared with the single-message function on the portable backend.
+/// compared with the single-message function.
 #[test]
 fn many_equals_one_at_a_time() {
     let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -390,14 +396,13 @@ fn many_equals_one_at_a_time() {
         })
         .collect();
     let msgs: Vec<Message<'_>> = owned.iter().map(Owned::msg).collect();
-    let p = Backend::Portable;
-    for backend in Backend::available() {
-        let cts = zuc::eea3_many_with_backend(backend, &msgs).unwrap();
-        let macs = zuc::eia3_many_with_backend(backend, &msgs).unwrap();
+    for backend in backends() {
+        let cts = zuc::eea3_many(&msgs).unwrap();
+        let macs = zuc::eia3_many(&msgs).unwrap();
         for (i, m) in msgs.iter().enumerate() {
-            let want = zuc::eea3_with_backend(p, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits).unwrap();
+            let want = zuc::eea3(m.key, m.count, m.bearer, m.direction, m.data, m.length_bits).unwrap();
             assert_eq!(cts[i], want, "EEA3 message {i} ({} bytes) on {backend:?}", m.data.len());
-            let want = zuc::eia3_with_backend(p, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits).unwrap();
+            let want = zuc::eia3(m.key, m.count, m.bearer, m.direction, m.data, m.length_bits).unwrap();
             assert_eq!(macs[i], want, "EIA3 message {i} ({} bytes) on {backend:?}", m.data.len());
         }
     }

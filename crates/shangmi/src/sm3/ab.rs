@@ -3,8 +3,9 @@
 //! `cargo test -p shangmi --release sm3::ab -- --ignored --nocapture`.
 //! Not run by default: they measure, they check nothing.
 
+use super::compress::{self, Kernel as OneKernel};
 use super::many::{hash_batch, Blocks, Kernel};
-use super::{compress, IV};
+use super::IV;
 
 /// A named case of a race.
 type Case<'a> = (&'static str, Box<dyn Fn() + 'a>);
@@ -41,7 +42,7 @@ fn lane_kernels() {
     let run = |k: Kernel| {
         for group in msgs.chunks(k.lanes()) {
             let blocks: Vec<Blocks<'_>> = group.iter().map(|m| Blocks::new(m)).collect();
-            std::hint::black_box(hash_batch(&blocks, k));
+            std::hint::black_box(hash_batch(&blocks, k, OneKernel::auto()));
         }
     };
     let kernels = Kernel::available();
@@ -55,56 +56,31 @@ fn lane_kernels() {
 #[ignore]
 #[cfg(target_arch = "x86_64")]
 fn one_stream_kernels() {
-    use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
+    use crate::cpu::{Avx512Vl, Bmi2Avx2, Token};
     let d = data(1 << 20);
-    let st = || IV;
-    let mut cases: Vec<Case<'_>> = vec![(
-        "portable",
-        Box::new(|| {
-            let mut s = st();
-            compress::compress_blocks_portable(&mut s, &d);
-            std::hint::black_box(s);
-        }),
-    )];
-    if Bmi2Avx2::get().is_some() && Avx2::get().is_some() {
+    let d = &d;
+    let mut cases: Vec<Case<'_>> = OneKernel::available()
+        .into_iter()
+        .map(|k| {
+            (
+                k.name(),
+                Box::new(move || {
+                    let mut s = IV;
+                    k.compress(&mut s, d);
+                    std::hint::black_box(s);
+                }) as Box<dyn Fn()>,
+            )
+        })
+        .collect();
+    if let (Some(b), Some(v)) = (Bmi2Avx2::get(), Avx512Vl::get()) {
         cases.push((
-            "bmi2",
-            Box::new(|| {
-                let mut s = st();
-                // SAFETY: features checked above.
-                unsafe { compress::compress_blocks_bmi2(&mut s, &d) };
+            "avx512 Rust rounds",
+            Box::new(move || {
+                let mut s = IV;
+                compress::compress_blocks_avx512((b, v), &mut s, d);
                 std::hint::black_box(s);
             }),
         ));
-        cases.push((
-            "avx2 asm",
-            Box::new(|| {
-                let mut s = st();
-                // SAFETY: features checked above.
-                unsafe { super::asm::compress_blocks(&mut s, &d) };
-                std::hint::black_box(s);
-            }),
-        ));
-        if Avx512Vl::get().is_some() {
-            cases.push((
-                "avx512 Rust rounds",
-                Box::new(|| {
-                    let mut s = st();
-                    // SAFETY: features checked above.
-                    unsafe { compress::compress_blocks_avx512(&mut s, &d) };
-                    std::hint::black_box(s);
-                }),
-            ));
-            cases.push((
-                "avx512 asm",
-                Box::new(|| {
-                    let mut s = st();
-                    // SAFETY: features checked above.
-                    unsafe { super::asm512::compress_blocks(&mut s, &d) };
-                    std::hint::black_box(s);
-                }),
-            ));
-        }
     }
     let refs: Vec<(&str, &dyn Fn())> = cases.iter().map(|(n, f)| (*n, &**f)).collect();
     race(1.0, 30, &refs);

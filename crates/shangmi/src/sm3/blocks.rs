@@ -1,7 +1,8 @@
 //! One message cut into 64-byte blocks for the multi-buffer code: its
 //! whole data blocks, then one or two padded tail blocks.
 
-use super::{compress_blocks, BLOCK_SIZE};
+use super::compress::Kernel;
+use super::BLOCK_SIZE;
 
 /// One message as blocks: its whole data blocks, then the padded tail.
 pub(super) struct Blocks<'a> {
@@ -40,13 +41,14 @@ impl<'a> Blocks<'a> {
         }
     }
 
-    /// Compresses blocks `from..` into `state` one message at a time.
-    pub(super) fn finish(&self, state: &mut [u32; 8], from: usize) {
+    /// Compresses blocks `from..` into `state` one message at a time, on
+    /// `kernel`.
+    pub(super) fn finish(&self, kernel: Kernel, state: &mut [u32; 8], from: usize) {
         let o = from * BLOCK_SIZE;
         if o < self.data.len() {
-            compress_blocks(state, &self.data[o..]);
+            kernel.compress(state, &self.data[o..]);
         }
         let t = o.saturating_sub(self.data.len());
-        compress_blocks(state, &self.tail[t..self.tail_len]);
+        kernel.compress(state, &self.tail[t..self.tail_len]);
     }
 }

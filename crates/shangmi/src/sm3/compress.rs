@@ -16,84 +16,120 @@ fn p1(x: u32) -> u32 {
 
 use super::consts::T;
 
-/// Compresses every whole 64-byte block of `blocks` into `state`.
-///
-/// `blocks.len()` must be a multiple of 64 (checked in debug builds).
-pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
-    debug_assert!(blocks.len().is_multiple_of(64));
+/// An SM3 compression kernel: each variant holds the [`crate::cpu`] tokens
+/// that prove its features, so a value exists only where it can run. Built
+/// once per process ([`Kernel::auto`]) and stored in each hasher.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    /// Message expansion in AVX-512VL ymm registers (`vprold`,
+    /// `vpternlogd`), the next block's interleaved with the rounds in
+    /// inline assembly (`sm3/x86/avx512.rs`).
     #[cfg(target_arch = "x86_64")]
-    {
-        match backend() {
-            // SAFETY: backend() only reports features the CPU has.
-            Backend::Avx512 => return unsafe { super::asm512::compress_blocks(state, blocks) },
-            Backend::Avx2 => return unsafe { super::asm::compress_blocks(state, blocks) },
-            Backend::Bmi2 => return unsafe { compress_blocks_bmi2(state, blocks) },
-            Backend::Portable => {}
-        }
-    }
-    compress_blocks_portable(state, blocks);
-}
-
-/// Which compiled variant runs on this CPU.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Backend {
-    /// Message expansion in AVX-512VL registers (`vprold`, `vpternlogd`),
-    /// the next block's interleaved with the rounds in inline assembly
-    /// (`sm3/asm512.rs`).
-    Avx512,
-    /// Message expansion in AVX2 registers, two blocks at a time, and the
-    /// rounds in inline assembly (`sm3/asm.rs`).
-    Avx2,
+    Avx512((Bmi2Avx2, Avx512Vl)),
+    /// Message expansion in AVX2 registers and the rounds in inline
+    /// assembly (`sm3/x86/avx2.rs`).
+    #[cfg(target_arch = "x86_64")]
+    Avx2((Bmi2Avx2, Avx2)),
     /// Everything scalar, compiled with BMI2's `rorx`.
-    Bmi2,
+    #[cfg(target_arch = "x86_64")]
+    Bmi2(Bmi2Avx2),
     /// Everything scalar, baseline instruction set.
     Portable,
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Backend {
-    /// Short lowercase name ("avx512", "bmi2", "portable").
+use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
+
+impl Kernel {
+    /// The kernel [`crate::cpu`] allows, decided once per process.
+    ///
+    /// Mask `avx512f` for the AVX2 kernel, `avx` for the scalar BMI2 one,
+    /// `bmi2` or `avx2` for the portable one. The same choice on every
+    /// vendor: measured on Sapphire Rapids, avx512-256 runs at 1.12-1.15x
+    /// libgcrypt and avx2-256 at 1.0x. Not measured on Zen 4 since the
+    /// AVX-512 kernel became assembly; it runs the AVX2 kernel's rounds
+    /// plus two operations per round that shorten E's recurrence by a
+    /// cycle, with half the vector work per block. Zen 4's vector pipes do
+    /// not share the integer ALUs, so if its four ALUs are the limit the
+    /// extra two operations could cost up to ~1 cycle per round against the
+    /// shorter chain's gain: re-run `sm3::ab::one_stream_kernels` there
+    /// before trusting this choice.
+    pub(crate) fn auto() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::sync::OnceLock;
+            static CHOSEN: OnceLock<Kernel> = OnceLock::new();
+            *CHOSEN.get_or_init(|| {
+                let Some(bmi2) = Bmi2Avx2::get() else { return Kernel::Portable };
+                match (Avx2::get(), Avx512Vl::get()) {
+                    (Some(_), Some(v)) => Kernel::Avx512((bmi2, v)),
+                    (Some(a), None) => Kernel::Avx2((bmi2, a)),
+                    (None, _) => Kernel::Bmi2(bmi2),
+                }
+            })
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Kernel::Portable
+        }
+    }
+
+    /// Every kernel this CPU allows, portable first (for the tests).
+    #[cfg(test)]
+    pub(crate) fn available() -> Vec<Kernel> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        let mut k = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if let Some(bmi2) = Bmi2Avx2::get() {
+            k.push(Kernel::Bmi2(bmi2));
+            if let Some(a) = Avx2::get() {
+                k.push(Kernel::Avx2((bmi2, a)));
+            }
+            if let Some(v) = Avx512Vl::get() {
+                k.push(Kernel::Avx512((bmi2, v)));
+            }
+        }
+        k
+    }
+
+    /// `<engine>-<register width>`: "avx512-256", "avx2-256", "bmi2-32"
+    /// (32-bit general registers, `rorx`) or "portable-32".
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Backend::Avx512 => "avx512",
-            Backend::Avx2 => "avx2",
-            Backend::Bmi2 => "bmi2",
-            Backend::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(_) => "avx512-256",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(_) => "avx2-256",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Bmi2(_) => "bmi2-32",
+            Kernel::Portable => "portable-32",
+        }
+    }
+
+    /// Compresses every whole 64-byte block of `blocks` into `state`.
+    ///
+    /// `blocks.len()` must be a multiple of 64 (checked in debug builds).
+    #[inline]
+    pub(crate) fn compress(self, state: &mut [u32; 8], blocks: &[u8]) {
+        debug_assert!(blocks.len().is_multiple_of(64));
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(t) => super::x86::avx512::compress_blocks(t, state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(t) => super::x86::avx2::compress_blocks(t, state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Bmi2(t) => compress_blocks_bmi2(t, state, blocks),
+            Kernel::Portable => compress_blocks_portable(state, blocks),
         }
     }
 }
 
-/// The variant [`crate::cpu`] allows, decided once.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn backend() -> Backend {
-    use std::sync::OnceLock;
-    static CHOSEN: OnceLock<Backend> = OnceLock::new();
-    *CHOSEN.get_or_init(|| {
-        use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
-        // Mask `avx512f` for the AVX2 variant, `avx` for the scalar BMI2
-        // one, `bmi2` or `avx2` for the portable one.
-        //
-        // The same choice on every vendor. Measured on Sapphire Rapids
-        // (session 10): avx512 1.12-1.15x libgcrypt, avx2 1.0x. Not
-        // measured on Zen 4 since the avx512 variant became assembly; it
-        // runs the avx2 variant's rounds (the faster kernel in session 8's
-        // native race there) plus two operations per round that shorten
-        // E's recurrence by a cycle, with half the vector work per block.
-        // Zen 4's vector pipes do not share the integer ALUs, so if its
-        // four ALUs are the limit the extra two operations could cost up
-        // to ~1 cycle per round against the shorter chain's gain: re-run
-        // `sm3::ab::one_stream_kernels` there before trusting this choice.
-        let bmi2 = Bmi2Avx2::get().is_some();
-        let avx2 = Avx2::get().is_some();
-        let avx512 = Avx512Vl::get().is_some();
-        match (bmi2, avx2, avx512) {
-            (true, true, true) => Backend::Avx512,
-            (true, true, false) => Backend::Avx2,
-            (true, false, _) => Backend::Bmi2,
-            _ => Backend::Portable,
-        }
-    })
+/// Compresses every whole 64-byte block of `blocks` into `state` on the
+/// process's kernel ([`Kernel::auto`]).
+///
+/// `blocks.len()` must be a multiple of 64 (checked in debug builds).
+pub fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
+    Kernel::auto().compress(state, blocks);
 }
 
 /// The scalar code compiled for the baseline target.
@@ -106,20 +142,23 @@ pub(crate) fn compress_blocks_portable(state: &mut [u32; 8], blocks: &[u8]) {
 /// The scalar code compiled with BMI2 and AVX2 enabled: `rorx` rotates
 /// without clobbering its source, which saves a move per rotation.
 ///
-/// # Safety
-/// The CPU must support BMI2 and AVX2.
+/// The token proves BMI2 and AVX2.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2,avx2")]
-pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
-    for block in blocks.chunks_exact(64) {
-        compress_scalar(state, block.try_into().expect("64-byte chunk"));
+pub(crate) fn compress_blocks_bmi2(_t: Bmi2Avx2, state: &mut [u32; 8], blocks: &[u8]) {
+    #[target_feature(enable = "bmi2,avx2")]
+    unsafe fn run(state: &mut [u32; 8], blocks: &[u8]) {
+        for block in blocks.chunks_exact(64) {
+            compress_scalar(state, block.try_into().expect("64-byte chunk"));
+        }
     }
+    // SAFETY: the token proves BMI2 and AVX2.
+    unsafe { run(state, blocks) }
 }
 
 /// Message expansion four words at a time in AVX-512VL registers, rounds in
-/// scalar BMI2 code: the "avx512" backend until session 10, kept for the
+/// scalar BMI2 code: the AVX-512 kernel before `sm3/x86/avx512.rs`, kept for the
 /// alternating race in `sm3/ab.rs` (on Sapphire Rapids it runs at 0.86x
-/// libgcrypt, `sm3/asm512.rs` at 1.12-1.15x). The scalar version spends
+/// libgcrypt, `sm3/x86/avx512.rs` at 1.12-1.15x). The scalar version spends
 /// about a third of its instructions on the expansion; here it costs ~5
 /// vector instructions per word (`vprold` rotates in one instruction,
 /// `vpternlogd` XORs three inputs), and the rounds read W_j and
@@ -129,11 +168,20 @@ pub(crate) unsafe fn compress_blocks_bmi2(state: &mut [u32; 8], blocks: &[u8]) {
 /// as zero and lane 3 is then corrected: P1 is linear over XOR, so the
 /// missing term is P1(W_j <<< 15) added into lane 3.
 ///
+/// The tokens prove AVX-512F, AVX-512VL, BMI2 and AVX2.
+#[cfg(all(test, target_arch = "x86_64"))]
+pub(crate) fn compress_blocks_avx512(_t: (Bmi2Avx2, Avx512Vl), state: &mut [u32; 8], blocks: &[u8]) {
+    // SAFETY: the tokens prove every feature `expand_avx512` enables.
+    unsafe { expand_avx512(state, blocks) }
+}
+
+/// [`compress_blocks_avx512`] with its features enabled.
+///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512VL, BMI2 and AVX2.
 #[cfg(all(test, target_arch = "x86_64"))]
 #[target_feature(enable = "avx512f,avx512vl,bmi2,avx2")]
-pub(crate) unsafe fn compress_blocks_avx512(state: &mut [u32; 8], blocks: &[u8]) {
+unsafe fn expand_avx512(state: &mut [u32; 8], blocks: &[u8]) {
     use std::arch::x86_64::*;
 
     #[repr(align(64))]

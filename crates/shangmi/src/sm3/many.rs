@@ -1,6 +1,6 @@
 //! Multi-buffer SM3: 8 (AVX2 or AVX-512VL ymm) or 16 (AVX-512 zmm) messages
 //! compressed side by side, one message per 32-bit lane (the kernels are in
-//! `lanes.rs`).
+//! `x86/lanes.rs`).
 //!
 //! [`hash_many`](super::hash_many) sorts the messages by length and hands
 //! batches of similar length to [`hash_batch`]: every message becomes its
@@ -10,6 +10,7 @@
 //! compression. The result is the same as hashing each message alone.
 
 pub(super) use super::blocks::Blocks;
+use super::compress::Kernel as OneKernel;
 use super::{DIGEST_SIZE, IV};
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::{self, Token};
@@ -22,26 +23,104 @@ fn digest(state: &[u32; 8]) -> [u8; DIGEST_SIZE] {
     out
 }
 
-/// A multi-buffer kernel (or none: `One` hashes each message alone). The
-/// lane kernels are x86-64 code; elsewhere only `One` is ever chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+/// The process's multi-buffer engine: each variant holds the
+/// [`crate::cpu`] token that proves its features. The lane kernels are
+/// x86-64 code; elsewhere there is none and messages are hashed one by one.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Lanes {
+    /// 8 lanes in ymm or 16 in zmm registers, AVX-512F/VL.
+    #[cfg(target_arch = "x86_64")]
+    Avx512(cpu::Avx512Vl),
+    /// 8 lanes in ymm registers, AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(cpu::Avx2),
+    /// No lane kernel.
+    None,
+}
+
+impl Lanes {
+    /// The engine [`crate::cpu`] allows (mask `avx512f` for AVX2, `avx` or
+    /// `avx2` for none), decided once per process.
+    pub(super) fn auto() -> Lanes {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::sync::OnceLock;
+            static CHOSEN: OnceLock<Lanes> = OnceLock::new();
+            *CHOSEN.get_or_init(|| {
+                if let Some(t) = cpu::Avx512Vl::get() {
+                    Lanes::Avx512(t)
+                } else if let Some(t) = cpu::Avx2::get() {
+                    Lanes::Avx2(t)
+                } else {
+                    Lanes::None
+                }
+            })
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Lanes::None
+        }
+    }
+
+    /// `<engine>-<register width>` of the widest kernel, or `None`.
+    pub(super) fn name(self) -> Option<&'static str> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Lanes::Avx512(_) => Some("avx512-512"),
+            #[cfg(target_arch = "x86_64")]
+            Lanes::Avx2(_) => Some("avx2-256"),
+            Lanes::None => None,
+        }
+    }
+
+    /// The kernel for `n` messages spread over `threads` threads: the one
+    /// that finishes first when every thread takes whole batches in turn.
+    /// On Zen 4 a 16-lane batch takes about 5/3 the time of an 8-lane one
+    /// (bench/NOTES.md), so 16 messages on two threads go as two 8-lane
+    /// batches, 32 as two 16-lane ones.
+    pub(super) fn choose(self, n: usize, threads: usize) -> Kernel {
+        let rounds = |lanes: usize| n.div_ceil(lanes).div_ceil(threads.max(1));
+        let _ = rounds;
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Lanes::Avx512(t) => {
+                if 3 * rounds(8) <= 5 * rounds(16) {
+                    Kernel::Vlx8(t)
+                } else {
+                    Kernel::Zmm16(t)
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Lanes::Avx2(t) => Kernel::Avx2x8(t),
+            Lanes::None => Kernel::One,
+        }
+    }
+}
+
+/// One batch's multi-buffer kernel (or none: `One` hashes each message
+/// alone), holding the token that proves its features.
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Kernel {
     One,
     /// 8 lanes, AVX2.
-    Avx2x8,
+    #[cfg(target_arch = "x86_64")]
+    Avx2x8(cpu::Avx2),
     /// 8 lanes in ymm registers with AVX-512VL instructions.
-    Vlx8,
+    #[cfg(target_arch = "x86_64")]
+    Vlx8(cpu::Avx512Vl),
     /// 16 lanes in zmm registers.
-    Zmm16,
+    #[cfg(target_arch = "x86_64")]
+    Zmm16(cpu::Avx512Vl),
 }
 
 impl Kernel {
     pub(super) fn lanes(self) -> usize {
         match self {
             Kernel::One => 1,
-            Kernel::Avx2x8 | Kernel::Vlx8 => 8,
-            Kernel::Zmm16 => 16,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2x8(_) | Kernel::Vlx8(_) => 8,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Zmm16(_) => 16,
         }
     }
 
@@ -52,78 +131,42 @@ impl Kernel {
         let mut k = vec![Kernel::One];
         #[cfg(target_arch = "x86_64")]
         {
-            if cpu::Avx2::get().is_some() {
-                k.push(Kernel::Avx2x8);
+            if let Some(t) = cpu::Avx2::get() {
+                k.push(Kernel::Avx2x8(t));
             }
-            if cpu::Avx512Vl::get().is_some() {
-                k.extend([Kernel::Vlx8, Kernel::Zmm16]);
+            if let Some(t) = cpu::Avx512Vl::get() {
+                k.extend([Kernel::Vlx8(t), Kernel::Zmm16(t)]);
             }
         }
         k
     }
-
-    /// The kernel for `n` messages spread over `threads` threads: the one
-    /// that finishes first when every thread takes whole batches in turn.
-    /// On Zen 4 a 16-lane batch takes about 5/3 the time of an 8-lane one
-    /// (bench/NOTES.md, sm3z4), so 16 messages on two threads go as two
-    /// 8-lane batches, 32 as two 16-lane ones.
-    pub(super) fn choose(n: usize, threads: usize) -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let rounds = |lanes: usize| n.div_ceil(lanes).div_ceil(threads.max(1));
-            if cpu::Avx512Vl::get().is_some() {
-                return if 3 * rounds(8) <= 5 * rounds(16) { Kernel::Vlx8 } else { Kernel::Zmm16 };
-            }
-            if cpu::Avx2::get().is_some() {
-                return Kernel::Avx2x8;
-            }
-        }
-        let _ = (n, threads);
-        Kernel::One
-    }
 }
 
-/// The digests of a batch of at most `kernel.lanes()` messages.
-pub(super) fn hash_batch(msgs: &[Blocks<'_>], kernel: Kernel) -> Vec<[u8; DIGEST_SIZE]> {
+/// The digests of a batch of at most `kernel.lanes()` messages; what the
+/// lanes do not cover runs on the one-message kernel `one`.
+pub(super) fn hash_batch(msgs: &[Blocks<'_>], kernel: Kernel, one: OneKernel) -> Vec<[u8; DIGEST_SIZE]> {
     debug_assert!(msgs.len() <= kernel.lanes());
     let mut states = vec![IV; msgs.len()];
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if msgs.len() >= 2 {
-        use super::lanes::{x16, x8, x8vl};
+        use super::x86::lanes::{x16, x8, x8vl};
         let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
-        // The tokens are re-checked: a kernel is only run with proof of its
-        // features.
         match kernel {
-            Kernel::Zmm16 => {
-                if let Some(t) = cpu::Avx512Vl::get() {
-                    // SAFETY: the token proves AVX-512F/VL.
-                    unsafe { x16(t, msgs, common, &mut states) };
-                    done = common;
-                }
-            }
-            Kernel::Vlx8 => {
-                if let Some(t) = cpu::Avx512Vl::get() {
-                    // SAFETY: the token proves AVX-512F/VL.
-                    unsafe { x8vl(t, msgs, common, &mut states) };
-                    done = common;
-                }
-            }
-            Kernel::Avx2x8 => {
-                if let Some(t) = cpu::Avx2::get() {
-                    // SAFETY: the token proves AVX2.
-                    unsafe { x8(t, msgs, common, &mut states) };
-                    done = common;
-                }
-            }
+            Kernel::Zmm16(t) => x16(t, msgs, common, &mut states),
+            Kernel::Vlx8(t) => x8vl(t, msgs, common, &mut states),
+            Kernel::Avx2x8(t) => x8(t, msgs, common, &mut states),
             Kernel::One => {}
+        }
+        if kernel.lanes() > 1 {
+            done = common;
         }
     }
     msgs.iter()
         .zip(states.iter_mut())
         .map(|(m, s)| {
-            m.finish(s, done);
+            m.finish(one, s, done);
             digest(s)
         })
         .collect()
@@ -150,7 +193,7 @@ mod tests {
                     })
                     .collect();
                 let blocks: Vec<Blocks<'_>> = msgs.iter().map(|m| Blocks::new(m)).collect();
-                let got = hash_batch(&blocks, kernel);
+                let got = hash_batch(&blocks, kernel, OneKernel::auto());
                 for (m, d) in msgs.iter().zip(got) {
                     assert_eq!(d, super::super::hash(m), "{kernel:?}, trial {trial}, {} bytes", m.len());
                 }
@@ -161,13 +204,14 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn choice_keeps_every_thread_busy() {
+        let lanes = |n, threads| Lanes::auto().choose(n, threads).lanes();
         if cpu::Avx512Vl::get().is_some() {
-            assert_eq!(Kernel::choose(16, 2), Kernel::Vlx8);
-            assert_eq!(Kernel::choose(8, 1), Kernel::Vlx8);
-            assert_eq!(Kernel::choose(32, 2), Kernel::Zmm16);
-            assert_eq!(Kernel::choose(16, 1), Kernel::Zmm16);
+            assert_eq!(lanes(16, 2), 8);
+            assert_eq!(lanes(8, 1), 8);
+            assert_eq!(lanes(32, 2), 16);
+            assert_eq!(lanes(16, 1), 16);
         } else if cpu::Avx2::get().is_some() {
-            assert_eq!(Kernel::choose(16, 2), Kernel::Avx2x8);
+            assert_eq!(lanes(16, 2), 8);
         }
     }
 
@@ -183,13 +227,13 @@ mod tests {
                 let chunk = chunk.min(width);
                 for (k, group) in msgs.chunks(chunk).enumerate() {
                     let blocks: Vec<Blocks<'_>> = group.iter().map(|m| Blocks::new(m)).collect();
-                    let got = hash_batch(&blocks, kernel);
+                    let got = hash_batch(&blocks, kernel, OneKernel::auto());
                     assert_eq!(got, want[k * chunk..k * chunk + group.len()], "{kernel:?} chunk {chunk}");
                 }
             }
             let same: Vec<Vec<u8>> = (0..width).map(|l| vec![l as u8; 64 * 20 + l]).collect();
             let blocks: Vec<Blocks<'_>> = same.iter().map(|m| Blocks::new(m)).collect();
-            let got = hash_batch(&blocks, kernel);
+            let got = hash_batch(&blocks, kernel, OneKernel::auto());
             for (m, d) in same.iter().zip(got) {
                 assert_eq!(d, super::super::hash(m), "{kernel:?}");
             }

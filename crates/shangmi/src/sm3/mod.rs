@@ -4,31 +4,30 @@
 // The kernel races compare x86-64 kernels.
 #[cfg(all(test, target_arch = "x86_64"))]
 mod ab;
-#[cfg(target_arch = "x86_64")]
-mod asm;
-#[cfg(target_arch = "x86_64")]
-mod asm512;
 mod blocks;
 mod compress;
 mod consts;
-#[cfg(target_arch = "x86_64")]
-mod lanes;
 mod many;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 pub use compress::compress_blocks;
+use compress::Kernel;
 
-/// The name of the compression variant in use: "avx512" (AVX-512VL message
-/// expansion, assembly rounds), "avx2" (AVX2 message expansion, assembly
-/// rounds), "bmi2" (scalar with `rorx`) or "portable".
+/// The one-message compression kernel in use, `<engine>-<register width>`:
+/// "avx512-256" (AVX-512VL message expansion, assembly rounds), "avx2-256"
+/// (AVX2 message expansion, assembly rounds), "bmi2-32" (scalar with
+/// `rorx`) or "portable-32". `SHANGMI_CPU_DISABLE` selects the slower ones.
 pub fn backend_name() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    {
-        compress::backend().name()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        "portable"
-    }
+    Kernel::auto().name()
+}
+
+/// The lane kernel [`hash_many`] uses for large batches: "avx512-512"
+/// (16 lanes in zmm registers; 8 in ymm when that finishes sooner),
+/// "avx2-256" (8 lanes), or, without one, the one-message kernel of
+/// [`backend_name`].
+pub fn lanes_backend_name() -> &'static str {
+    many::Lanes::auto().name().unwrap_or_else(backend_name)
 }
 use zeroize::Zeroize;
 
@@ -43,6 +42,9 @@ const IV: [u32; 8] = [0x7380166f, 0x4914b2b9, 0x172442d7, 0xda8a0600, 0xa96f30bc
 /// `copy()` of Python's hashlib objects).
 #[derive(Clone, Zeroize)]
 pub struct Sm3 {
+    /// The compression kernel, chosen once per process.
+    #[zeroize(skip)]
+    kernel: Kernel,
     state: [u32; 8],
     buffer: [u8; BLOCK_SIZE],
     buffered: usize,
@@ -65,8 +67,13 @@ impl Default for Sm3 {
 
 impl Sm3 {
     /// A fresh computation.
-    pub const fn new() -> Self {
-        Sm3 { state: IV, buffer: [0; BLOCK_SIZE], buffered: 0, blocks: 0 }
+    pub fn new() -> Self {
+        Sm3::with_kernel(Kernel::auto())
+    }
+
+    /// A fresh computation on `kernel` (the tests reach every kernel so).
+    pub(crate) fn with_kernel(kernel: Kernel) -> Self {
+        Sm3 { kernel, state: IV, buffer: [0; BLOCK_SIZE], buffered: 0, blocks: 0 }
     }
 
     /// Absorbs `data`.
@@ -79,13 +86,13 @@ impl Sm3 {
             if self.buffered < BLOCK_SIZE {
                 return;
             }
-            compress_blocks(&mut self.state, &self.buffer);
+            self.kernel.compress(&mut self.state, &self.buffer);
             self.blocks += 1;
             self.buffered = 0;
         }
         let whole = data.len() / BLOCK_SIZE * BLOCK_SIZE;
         if whole > 0 {
-            compress_blocks(&mut self.state, &data[..whole]);
+            self.kernel.compress(&mut self.state, &data[..whole]);
             self.blocks += (whole / BLOCK_SIZE) as u64;
         }
         let rest = &data[whole..];
@@ -112,7 +119,7 @@ impl Sm3 {
         tail[self.buffered] = 0x80;
         let tail_len = if self.buffered < BLOCK_SIZE - 8 { BLOCK_SIZE } else { 2 * BLOCK_SIZE };
         tail[tail_len - 8..tail_len].copy_from_slice(&bit_len.to_be_bytes());
-        compress_blocks(&mut self.state, &tail[..tail_len]);
+        self.kernel.compress(&mut self.state, &tail[..tail_len]);
         tail.zeroize();
         let mut out = [0u8; DIGEST_SIZE];
         for (chunk, word) in out.chunks_exact_mut(4).zip(self.state.iter()) {
@@ -152,8 +159,9 @@ pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     let total: usize = messages.iter().map(|m| m.len() + BLOCK_SIZE).sum();
     let parallel = total >= 1 << 16 && messages.len() >= 2;
     let threads = if parallel { crate::par::num_threads() } else { 1 };
-    let kernel = many::Kernel::choose(messages.len(), threads);
-    if kernel == many::Kernel::One || messages.len() < 2 {
+    let one = Kernel::auto();
+    let kernel = many::Lanes::auto().choose(messages.len(), threads);
+    if matches!(kernel, many::Kernel::One) || messages.len() < 2 {
         if !parallel {
             return messages.iter().map(|m| hash(m)).collect();
         }
@@ -163,7 +171,7 @@ pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     order.sort_by_key(|&i| messages[i].len());
     let batch = |idx: &[usize]| {
         let blocks: Vec<many::Blocks<'_>> = idx.iter().map(|&i| many::Blocks::new(messages[i])).collect();
-        many::hash_batch(&blocks, kernel)
+        many::hash_batch(&blocks, kernel, one)
     };
     let lanes = kernel.lanes();
     let digests: Vec<Vec<[u8; DIGEST_SIZE]>> = if parallel {
@@ -300,93 +308,56 @@ mod tests {
         }
     }
 
-    /// Every compiled variant of the compression function agrees with the
-    /// portable one (and so with the standard, which the portable one is
-    /// checked against above) on many blocks of varied data.
+    /// Every kernel this CPU allows agrees with the portable one (and so
+    /// with the standard, which the portable one is checked against below)
+    /// on many blocks of varied data, and through the hasher.
     #[test]
     fn backends_agree() {
         let data: Vec<u8> = (0..64 * 200u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         let mut reference = IV;
         compress::compress_blocks_portable(&mut reference, &data);
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::cpu::{Avx2, Avx512Vl, Bmi2Avx2, Token};
-            if Bmi2Avx2::get().is_some() {
-                let mut st = IV;
-                // SAFETY: features checked just above.
-                unsafe { compress::compress_blocks_bmi2(&mut st, &data) };
-                assert_eq!(st, reference, "bmi2");
-                if Avx2::get().is_some() {
-                    let mut st = IV;
-                    // SAFETY: features checked just above.
-                    unsafe { asm::compress_blocks(&mut st, &data) };
-                    assert_eq!(st, reference, "avx2");
-                }
-                if Avx512Vl::get().is_some() {
-                    let mut st = IV;
-                    // SAFETY: features checked just above.
-                    unsafe { compress::compress_blocks_avx512(&mut st, &data) };
-                    assert_eq!(st, reference, "avx512 (Rust rounds)");
-                    let mut st = IV;
-                    // SAFETY: features checked just above.
-                    unsafe { asm512::compress_blocks(&mut st, &data) };
-                    assert_eq!(st, reference, "avx512");
-                }
-            }
-            println!("SM3 backend on this CPU: {:?}", compress::backend());
+        let want = hash(&data[..1000]);
+        for k in Kernel::available() {
+            let mut st = IV;
+            k.compress(&mut st, &data);
+            assert_eq!(st, reference, "{}", k.name());
+            assert_eq!(Sm3::with_kernel(k).chain(&data[..1000]).finalize(), want, "{}", k.name());
         }
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(b), Some(v)) =
+            (<crate::cpu::Bmi2Avx2 as crate::cpu::Token>::get(), <crate::cpu::Avx512Vl as crate::cpu::Token>::get())
+        {
+            let mut st = IV;
+            compress::compress_blocks_avx512((b, v), &mut st, &data);
+            assert_eq!(st, reference, "AVX-512 expansion, Rust rounds");
+        }
+        println!("SM3 kernel on this CPU: {}", backend_name());
         let mut st = IV;
         compress_blocks(&mut st, &data);
         assert_eq!(st, reference, "dispatched");
     }
 
-    /// `kernel` against the portable compression on random data, random
-    /// chaining values and every block count from 0 to 9 (one block: no
-    /// double-buffer swap; the last block is expanded twice), called on
-    /// unaligned slices.
-    #[cfg(target_arch = "x86_64")]
-    fn kernel_agrees_with_portable_on_random_blocks(seed: u64, kernel: impl Fn(&mut [u32; 8], &[u8])) {
-        let mut next = crate::test_rng(seed);
-        for trial in 0..40 {
-            for nblocks in 0..10 {
-                let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();
-                let mut st = [0u32; 8];
-                st.iter_mut().for_each(|w| *w = next() as u32);
-                let mut reference = st;
-                compress::compress_blocks_portable(&mut reference, &data[1..]);
-                kernel(&mut st, &data[1..]);
-                assert_eq!(st, reference, "trial {trial}, {nblocks} blocks");
+    /// Every kernel against the portable compression on random data,
+    /// random chaining values and every block count from 0 to 9 (one
+    /// block: no double-buffer swap; the last block is expanded twice),
+    /// called on unaligned slices. (The AVX-512 kernel also carries GG from
+    /// one round to the next, and across blocks.)
+    #[test]
+    fn kernels_agree_with_portable_on_random_blocks() {
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15);
+        for kernel in Kernel::available() {
+            for trial in 0..40 {
+                for nblocks in 0..10 {
+                    let data: Vec<u8> = (0..64 * nblocks + 1).map(|_| next() as u8).collect();
+                    let mut st = [0u32; 8];
+                    st.iter_mut().for_each(|w| *w = next() as u32);
+                    let mut reference = st;
+                    compress::compress_blocks_portable(&mut reference, &data[1..]);
+                    kernel.compress(&mut st, &data[1..]);
+                    assert_eq!(st, reference, "{}, trial {trial}, {nblocks} blocks", kernel.name());
+                }
             }
         }
-    }
-
-    /// The AVX2 assembly variant.
-    #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn avx2_asm_agrees_with_portable_on_random_blocks() {
-        use crate::cpu::{Avx2, Bmi2Avx2, Token};
-        if Bmi2Avx2::get().is_none() || Avx2::get().is_none() {
-            return;
-        }
-        // SAFETY: features checked above.
-        kernel_agrees_with_portable_on_random_blocks(0x9e37_79b9_7f4a_7c15, |st, d| unsafe {
-            asm::compress_blocks(st, d)
-        });
-    }
-
-    /// The AVX-512 assembly variant (it also carries GG from one round to
-    /// the next, and across blocks).
-    #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn avx512_asm_agrees_with_portable_on_random_blocks() {
-        use crate::cpu::{Avx512Vl, Bmi2Avx2, Token};
-        if Bmi2Avx2::get().is_none() || Avx512Vl::get().is_none() {
-            return;
-        }
-        // SAFETY: features checked above.
-        kernel_agrees_with_portable_on_random_blocks(0x3c6e_f372_fe94_f82b, |st, d| unsafe {
-            asm512::compress_blocks(st, d)
-        });
     }
 
     /// The portable compression function alone reproduces the standard's

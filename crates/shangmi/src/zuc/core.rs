@@ -1,5 +1,5 @@
 //! One ZUC stream: key/IV loading and initialisation (shared by every
-//! backend), and the portable keystream generator, the reference the SIMD
+//! kernel), and the portable keystream generator, the reference the SIMD
 //! generators are tested against.
 //!
 //! Keystream is produced in batches: the LFSR in work mode does not depend on
@@ -8,23 +8,10 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::backend::{Backend, Generator, Kernels, PortableKernels};
+use super::kernel::{Generator, Kernel};
 use super::spec::{self, BATCH};
 
-/// The per-step kernels of `backend` (the portable ones when this CPU cannot
-/// run it; callers have checked availability before).
-pub(crate) fn kernels(backend: Backend) -> &'static dyn Kernels {
-    #[cfg(target_arch = "x86_64")]
-    if backend.is_x86_simd() {
-        if let Some(k) = super::x86::SimdKernels::get() {
-            return k;
-        }
-    }
-    let _ = backend;
-    &PortableKernels
-}
-
-/// A ZUC stream on some backend, after initialisation. Wiped on drop (by
+/// A ZUC stream on some kernel, after initialisation. Wiped on drop (by
 /// its generator).
 pub(crate) struct State {
     gen: Box<dyn Generator>,
@@ -32,32 +19,31 @@ pub(crate) struct State {
 
 impl State {
     /// ZUC-128 from a 16-byte key and IV.
-    pub(crate) fn new_128(key: &[u8; 16], iv: &[u8; 16], backend: Backend) -> State {
+    pub(crate) fn new_128(key: &[u8; 16], iv: &[u8; 16], kernel: Kernel) -> State {
         let mut lfsr = spec::load_128(key, iv);
-        let st = State::start(&lfsr, backend);
+        let st = State::start(&lfsr, kernel);
         lfsr.zeroize();
         st
     }
 
     /// ZUC-256 from a 32-byte key, the 23-byte packed IV and the constants
     /// `d` of the keystream or of a MAC tag length.
-    pub(crate) fn new_256(key: &[u8; 32], iv: &[u8; 23], d: &[u8; 16], backend: Backend) -> State {
+    pub(crate) fn new_256(key: &[u8; 32], iv: &[u8; 23], d: &[u8; 16], kernel: Kernel) -> State {
         let mut lfsr = spec::load_256(key, iv, d);
-        let st = State::start(&lfsr, backend);
+        let st = State::start(&lfsr, kernel);
         lfsr.zeroize();
         st
     }
 
-    /// Initialises the loaded cells and hands the state to the backend's
+    /// Initialises the loaded cells and hands the state to the kernel's
     /// generator.
-    fn start(loaded: &[u32; 16], backend: Backend) -> State {
+    fn start(loaded: &[u32; 16], kernel: Kernel) -> State {
         let mut p = Portable { lfsr: *loaded, r1: 0, r2: 0 };
-        p.initialise(backend);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(gen) = super::x86::generator(backend, &p.lfsr, p.r1, p.r2) {
-            return State { gen };
+        p.initialise(kernel);
+        match kernel.generator(&p.lfsr, p.r1, p.r2) {
+            Some(gen) => State { gen },
+            None => State { gen: Box::new(p) },
         }
-        State { gen: Box::new(p) }
     }
 
     /// `dst = src ^ keystream` with the keystream words written big-endian
@@ -91,9 +77,9 @@ struct Portable {
 impl Portable {
     /// 32 rounds in initialisation mode, then one round of work mode whose
     /// output is discarded (as the standard says). F's update runs on the
-    /// backend's kernel (the same function on every backend).
-    fn initialise(&mut self, backend: Backend) {
-        let kernels = kernels(backend);
+    /// kernel's step (the same function on every kernel).
+    fn initialise(&mut self, kernel: Kernel) {
+        let steps = kernel.steps();
         // The 33 new cells are appended to a linear buffer (no shifting).
         let mut s = [0u32; 16 + 33];
         s[..16].copy_from_slice(&self.lfsr);
@@ -101,7 +87,7 @@ impl Portable {
             let cells = &s[t..t + 16];
             let x = spec::bit_reorg(cells);
             let w = (x[0] ^ self.r1).wrapping_add(self.r2);
-            (self.r1, self.r2) = kernels.f_update(self.r1, self.r2, x[1], x[2]);
+            (self.r1, self.r2) = steps.f_update(self.r1, self.r2, x[1], x[2]);
             // Initialisation mode feeds W >> 1 back; the last round is work mode.
             let extra = if t < 32 { w >> 1 } else { 0 };
             s[16 + t] = spec::lfsr_next(cells, extra);

@@ -9,8 +9,8 @@
 
 use zeroize::Zeroize;
 
-use super::backend::Backend;
 use super::core::State;
+use super::kernel::Kernel;
 use super::spec::{last_partial_word, window_at, window_word};
 
 /// Message words per chunk.
@@ -34,13 +34,13 @@ fn ensure(st: &mut State, buf: &mut [u32], valid: &mut usize, need: usize) {
 /// at offset + k words. `length_bits` ≤ 8·data.len() has been checked.
 pub(crate) fn mac_words(
     mut st: State,
-    backend: Backend,
+    kernel: Kernel,
     data: &[u8],
     length_bits: usize,
     tag_words: usize,
     offset: usize,
 ) -> [u32; 4] {
-    let kernels = super::core::kernels(backend);
+    let steps = kernel.steps();
     let mut tag = [0u32; 4];
     let full = length_bits / 32;
     let mut buf = [0u32; CHUNK_WORDS + EXTRA];
@@ -57,7 +57,7 @@ pub(crate) fn mac_words(
         ensure(&mut st, &mut buf, &mut valid, n + EXTRA);
         let msg = &data[4 * j0..4 * (j0 + n)];
         for (k, t) in tag.iter_mut().enumerate().take(tag_words) {
-            *t ^= kernels.window_xor(msg, &buf[offset + k..offset + k + n + 1]);
+            *t ^= steps.window_xor(msg, &buf[offset + k..offset + k + n + 1]);
         }
         buf.copy_within(n..valid, 0);
         valid -= n;

@@ -13,12 +13,12 @@
 #[cfg(target_arch = "x86_64")]
 use zeroize::Zeroize;
 
-use super::backend::Backend;
 use super::core::State;
+use super::kernel::{Kernel, Lanes};
 use super::params::{check_out_len, Alg, Checked, Message};
-#[cfg(target_arch = "x86_64")]
-use super::spec;
 use super::{mac, ops};
+#[cfg(target_arch = "x86_64")]
+use super::{spec, x86};
 use crate::{Error, Result};
 
 /// Validates every message first (nothing is computed if one is invalid);
@@ -48,15 +48,15 @@ fn groups(lens: &[usize], lanes: usize) -> Vec<Vec<usize>> {
 
 /// 128-EEA3 of every message: `out[i]` is `eea3(msgs[i]...)`.
 pub fn eea3_many(msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
-    eea3_many_with_backend(Backend::auto(), msgs)
+    eea3_many_on(Kernel::auto().lanes(), msgs)
 }
 
-/// [`eea3_many`] on a chosen backend.
-pub fn eea3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+/// [`eea3_many`] on `lanes`.
+pub(crate) fn eea3_many_on(lanes: Lanes, msgs: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
     let lens = eea3_many_output_lens(msgs)?;
     let mut outs: Vec<Vec<u8>> = lens.iter().map(|&n| vec![0u8; n]).collect();
     let mut refs: Vec<&mut [u8]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
-    eea3_many_into(backend, msgs, &mut refs)?;
+    eea3_many_into_on(lanes, msgs, &mut refs)?;
     Ok(outs)
 }
 
@@ -69,8 +69,12 @@ pub fn eea3_many_output_lens(msgs: &[Message<'_>]) -> Result<Vec<usize>> {
 /// [`eea3_many`] writing message i's output into `outs[i]`, which must have
 /// [`eea3_many_output_lens`]`[i]` bytes (so callers can write straight into
 /// buffers they own).
-pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [u8]]) -> Result<()> {
-    let backend = backend.checked()?;
+pub fn eea3_many_into(msgs: &[Message<'_>], outs: &mut [&mut [u8]]) -> Result<()> {
+    eea3_many_into_on(Kernel::auto().lanes(), msgs, outs)
+}
+
+/// [`eea3_many_into`] on `lanes`.
+pub(crate) fn eea3_many_into_on(lanes: Lanes, msgs: &[Message<'_>], outs: &mut [&mut [u8]]) -> Result<()> {
     let checked = check_all(msgs, Alg::Eea3)?;
     if outs.len() != msgs.len() {
         return Err(Error::invalid(format!("{} output buffers for {} messages", outs.len(), msgs.len())));
@@ -78,76 +82,70 @@ pub fn eea3_many_into(backend: Backend, msgs: &[Message<'_>], outs: &mut [&mut [
     for (i, (c, o)) in checked.iter().zip(outs.iter()).enumerate() {
         check_out_len(c.out_len(), o.len()).map_err(|e| Error::invalid(format!("message {i}: {e}")))?;
     }
-    #[cfg(target_arch = "x86_64")]
-    if backend == Backend::Gfni {
-        eea3_x16(msgs, &checked, outs);
-        return Ok(());
-    }
-    #[cfg(target_arch = "x86_64")]
-    if backend.is_x86_simd() {
-        use super::x86_many::{Lanes, BLOCK, LANES};
-        let gfni = backend.has_gfni();
-        let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
-        // Groups of two register sets of eight lanes (see Lanes::block_pair).
-        for group in groups(&lens, 2 * LANES) {
-            let mut keys = [[[0u8; 16]; LANES]; 2];
-            let mut ivs = [[[0u8; 16]; LANES]; 2];
-            for (l, &i) in group.iter().enumerate() {
-                keys[l / LANES][l % LANES] = checked[i].key;
-                ivs[l / LANES][l % LANES] = checked[i].iv;
+    match lanes {
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Gfni512(t, _) => eea3_x16(t, msgs, &checked, outs),
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Avx2(sbox) => eea3_x8(sbox, msgs, &checked, outs),
+        Lanes::One(kernel) => {
+            for (m, out) in msgs.iter().zip(outs.iter_mut()) {
+                ops::eea3_into_on(kernel, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
             }
-            let pair = group.len() > LANES;
-            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and
-            // AES-NI, and `gfni` is set only for backends that need GFNI.
-            let mut la = unsafe { Lanes::new_128(&keys[0], &ivs[0], gfni) };
-            // SAFETY: as above.
-            let mut lb = pair.then(|| unsafe { Lanes::new_128(&keys[1], &ivs[1], gfni) });
-            keys.zeroize();
-            let mut ks = [[[0u32; BLOCK]; LANES]; 2];
-            let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
-            let mut off = 0;
-            while off < longest {
-                let (ka, kb) = ks.split_at_mut(1);
-                match lb.as_mut() {
-                    // SAFETY: as above.
-                    Some(lb) => unsafe { Lanes::block_pair(&mut la, lb, &mut ka[0], &mut kb[0], gfni) },
-                    // SAFETY: as above.
-                    None => unsafe { la.block(&mut ka[0], gfni) },
-                }
-                for (l, &i) in group.iter().enumerate() {
-                    if off < lens[i] {
-                        let end = (off + 4 * BLOCK).min(lens[i]);
-                        // SAFETY: as above.
-                        unsafe {
-                            super::x86_many::xor_be(
-                                &ks[l / LANES][l % LANES],
-                                &msgs[i].data[off..end],
-                                &mut outs[i][off..end],
-                            )
-                        };
-                    }
-                }
-                off += 4 * BLOCK;
-            }
-            ks.zeroize();
         }
-        for (c, out) in checked.iter().zip(outs.iter_mut()) {
-            spec::clear_tail_bits(out, c.length_bits);
-        }
-        return Ok(());
-    }
-    for (m, out) in msgs.iter().zip(outs.iter_mut()) {
-        ops::eea3_into(backend, m.key, m.count, m.bearer, m.direction, m.data, m.length_bits, out)?;
     }
     Ok(())
 }
 
-/// [`eea3_many_into`] on [`Backend::Gfni`]: groups of sixteen messages of
-/// similar lengths in the lanes of 512-bit registers. `outs` have been
-/// checked against `checked`.
+/// [`eea3_many_into`] in eight lanes of ymm registers, two register sets
+/// interleaved. `outs` have been checked against `checked`.
 #[cfg(target_arch = "x86_64")]
-fn eea3_x16(msgs: &[Message<'_>], checked: &[Checked], outs: &mut [&mut [u8]]) {
-    use super::x86_x16::{eea3_x16, LANES};
+fn eea3_x8(sbox: x86::Sbox, msgs: &[Message<'_>], checked: &[Checked], outs: &mut [&mut [u8]]) {
+    use super::x86::{xor_be, Lanes as X8, BLOCK, LANES};
+    let token = match sbox {
+        x86::Sbox::Aesni(t) | x86::Sbox::Gfni(t, _) => t,
+    };
+    let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
+    // Groups of two register sets of eight lanes (see Lanes::block_pair).
+    for group in groups(&lens, 2 * LANES) {
+        let mut keys = [[[0u8; 16]; LANES]; 2];
+        let mut ivs = [[[0u8; 16]; LANES]; 2];
+        for (l, &i) in group.iter().enumerate() {
+            keys[l / LANES][l % LANES] = checked[i].key;
+            ivs[l / LANES][l % LANES] = checked[i].iv;
+        }
+        let pair = group.len() > LANES;
+        let mut la = X8::new_128(sbox, &keys[0], &ivs[0]);
+        let mut lb = pair.then(|| X8::new_128(sbox, &keys[1], &ivs[1]));
+        keys.zeroize();
+        let mut ks = [[[0u32; BLOCK]; LANES]; 2];
+        let longest = group.iter().map(|&i| lens[i]).max().unwrap_or(0);
+        let mut off = 0;
+        while off < longest {
+            let (ka, kb) = ks.split_at_mut(1);
+            match lb.as_mut() {
+                Some(lb) => X8::block_pair(sbox, &mut la, lb, &mut ka[0], &mut kb[0]),
+                None => la.block(sbox, &mut ka[0]),
+            }
+            for (l, &i) in group.iter().enumerate() {
+                if off < lens[i] {
+                    let end = (off + 4 * BLOCK).min(lens[i]);
+                    xor_be(token, &ks[l / LANES][l % LANES], &msgs[i].data[off..end], &mut outs[i][off..end]);
+                }
+            }
+            off += 4 * BLOCK;
+        }
+        ks.zeroize();
+    }
+    for (c, out) in checked.iter().zip(outs.iter_mut()) {
+        spec::clear_tail_bits(out, c.length_bits);
+    }
+}
+
+/// [`eea3_many_into`] in sixteen lanes of zmm registers: groups of sixteen
+/// messages of similar lengths. `outs` have been checked against `checked`.
+#[cfg(target_arch = "x86_64")]
+fn eea3_x16(t: crate::cpu::GfniAvx512, msgs: &[Message<'_>], checked: &[Checked], outs: &mut [&mut [u8]]) {
+    use super::x86::{eea3_x16, LANES16 as LANES};
     let lens: Vec<usize> = outs.iter().map(|o| o.len()).collect();
     // Each output is taken out of `outs` once (the groups are disjoint).
     let mut slots: Vec<Option<&mut [u8]>> = outs.iter_mut().map(|o| Some(&mut **o)).collect();
@@ -160,8 +158,7 @@ fn eea3_x16(msgs: &[Message<'_>], checked: &[Checked], outs: &mut [&mut [u8]]) {
         }
         let src: Vec<&[u8]> = group.iter().map(|&i| msgs[i].data).collect();
         let mut dst: Vec<&mut [u8]> = group.iter().filter_map(|&i| slots[i].take()).collect();
-        // SAFETY: Backend::Gfni is available only with AVX-512F/BW and GFNI.
-        unsafe { eea3_x16(&keys, &ivs, &src, &mut dst) };
+        eea3_x16(t, &keys, &ivs, &src, &mut dst);
         keys.zeroize();
     }
     for (c, out) in checked.iter().zip(outs.iter_mut()) {
@@ -191,23 +188,39 @@ fn eia3_tail(win: &[u32], base: usize, data: &[u8], length_bits: usize) -> u32 {
 
 /// 128-EIA3 of every message: `out[i]` is `eia3(msgs[i]...)`.
 pub fn eia3_many(msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
-    eia3_many_with_backend(Backend::auto(), msgs)
+    eia3_many_on(Kernel::auto().lanes(), msgs)
 }
 
-/// [`eia3_many`] on a chosen backend.
-pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
-    let backend = backend.checked()?;
+/// [`eia3_many`] on `lanes`.
+pub(crate) fn eia3_many_on(lanes: Lanes, msgs: &[Message<'_>]) -> Result<Vec<[u8; 4]>> {
     let checked = check_all(msgs, Alg::Eia3)?;
-    #[cfg(target_arch = "x86_64")]
-    if backend.is_x86_simd() {
-        use super::x86_many::{Lanes, BLOCK, LANES};
+    match lanes {
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Gfni512(_, sbox) | Lanes::Avx2(sbox) => Ok(eia3_x8(sbox, msgs, &checked)),
+        Lanes::One(kernel) => checked
+            .iter()
+            .zip(msgs)
+            .map(|(c, m)| {
+                let st = State::new_128(&c.key, &c.iv, kernel);
+                Ok(mac::mac_words(st, kernel, m.data, c.length_bits, 1, 0)[0].to_be_bytes())
+            })
+            .collect(),
+    }
+}
+
+/// [`eia3_many`] in eight lanes of ymm registers.
+#[cfg(target_arch = "x86_64")]
+fn eia3_x8(sbox: x86::Sbox, msgs: &[Message<'_>], checked: &[Checked]) -> Vec<[u8; 4]> {
+    {
+        use super::x86::{Lanes, BLOCK, LANES};
         // A lane has all it needs once 16 words past its last whole message
         // word were generated (the tail reads up to 2 words past it), and at
         // least two blocks (so that `win` is full).
         let needed: Vec<usize> = checked.iter().map(|c| (c.length_bits / 32 + BLOCK).max(2 * BLOCK)).collect();
         let mut tags = vec![[0u8; 4]; msgs.len()];
-        let kernels = super::core::kernels(backend);
-        let gfni = backend.has_gfni();
+        let steps = match sbox {
+            x86::Sbox::Aesni(t) | x86::Sbox::Gfni(t, _) => super::kernel::Steps::Simd(t),
+        };
         for group in groups(&needed, LANES) {
             let mut keys = [[0u8; 16]; LANES];
             let mut ivs = [[0u8; 16]; LANES];
@@ -215,9 +228,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
                 keys[l] = checked[i].key;
                 ivs[l] = checked[i].iv;
             }
-            // SAFETY: the SIMD backends are only used when the CPU has AVX2 and
-            // AES-NI, and `gfni` is set only for backends that need GFNI.
-            let mut lanes = unsafe { Lanes::new_128(&keys, &ivs, gfni) };
+            let mut lanes = Lanes::new_128(sbox, &keys, &ivs);
             keys.zeroize();
             let longest = group.iter().map(|&i| needed[i]).max().unwrap_or(0);
             // Per lane: the last two blocks of keystream and the running tag.
@@ -226,8 +237,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
             let mut ks = [[0u32; BLOCK]; LANES];
             let mut have = 0;
             while have < longest {
-                // SAFETY: as above.
-                unsafe { lanes.block(&mut ks, gfni) };
+                lanes.block(sbox, &mut ks);
                 have += BLOCK;
                 for (l, &i) in group.iter().enumerate() {
                     if have - BLOCK >= needed[i] {
@@ -243,7 +253,7 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
                         let j1 = (have - BLOCK).min(full);
                         if j0 < j1 {
                             let msg = &msgs[i].data[4 * j0..4 * j1];
-                            acc[l] ^= kernels.window_xor(msg, &win[l][..j1 - j0 + 1]);
+                            acc[l] ^= steps.window_xor(msg, &win[l][..j1 - j0 + 1]);
                         }
                     }
                     if have >= needed[i] {
@@ -256,14 +266,6 @@ pub fn eia3_many_with_backend(backend: Backend, msgs: &[Message<'_>]) -> Result<
             win.zeroize();
             acc.zeroize();
         }
-        return Ok(tags);
+        tags
     }
-    checked
-        .iter()
-        .zip(msgs)
-        .map(|(c, m)| {
-            let st = State::new_128(&c.key, &c.iv, backend);
-            Ok(mac::mac_words(st, backend, m.data, c.length_bits, 1, 0)[0].to_be_bytes())
-        })
-        .collect()
 }

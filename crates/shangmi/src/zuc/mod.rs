@@ -11,21 +11,25 @@
 //!
 //! Many messages at once: [`eea3_many`] / [`eia3_many`] take a list of
 //! [`Message`]s (the form base stations use for many bearers); on x86-64 the
-//! SIMD backends run them in the lanes of vector registers (sixteen in
-//! 512-bit registers for EEA3 on [`Backend::Gfni`], 2 × 8 in AVX2 registers
-//! otherwise), removing the serial R1/R2 chain that bounds one stream.
-//! A message that arrives in pieces: [`Keystream::eea3`] and
+//! SIMD kernels run them in the lanes of vector registers (sixteen in
+//! 512-bit registers for EEA3 with AVX-512 and GFNI, 2 × 8 in AVX2
+//! registers otherwise), removing the serial R1/R2 chain that bounds one
+//! stream. A message that arrives in pieces: [`Keystream::eea3`] and
 //! [`Keystream::xor`].
 //!
-//! Backends: [`Backend::Gfni`] (AVX-512 with GFNI), [`Backend::Avx512`],
-//! [`Backend::GfniAvx2`] and [`Backend::Simd`] (x86-64 with AVX2, AES-NI and
-//! PCLMULQDQ; the first two also use AVX-512VL rotations and three-way XORs,
-//! the GFNI ones compute S1 with GFNI) and
-//! [`Backend::Portable`]; [`Backend::auto`] picks the best available one
-//! that [`crate::cpu`] allows.
+//! Kernels, chosen once per process through [`crate::cpu`] (so
+//! `SHANGMI_CPU_DISABLE` selects the slower ones) and named
+//! `<engine>-<register width>` by [`backend_name`] and
+//! [`lanes_backend_name`]: one stream on "gfni-avx512-128",
+//! "aesni-avx512-128", "gfni-avx2-128", "aesni-avx2-128" (S1 by GFNI or
+//! AES-NI, F's step in xmm registers with AVX-512VL or AVX2 instructions)
+//! or "portable-32"; many messages on "gfni-512" (zmm lanes), "gfni-256" or
+//! "aesni-256" (ymm lanes), or one after the other.
 
-mod backend;
 mod core;
+#[cfg(test)]
+mod diff_tests;
+mod kernel;
 mod mac;
 mod many;
 mod ops;
@@ -35,20 +39,22 @@ mod spec;
 mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
-#[cfg(target_arch = "x86_64")]
-mod x86_f;
-#[cfg(target_arch = "x86_64")]
-mod x86_many;
-#[cfg(target_arch = "x86_64")]
-mod x86_x16;
 
-pub use backend::Backend;
-pub use many::{
-    eea3_many, eea3_many_into, eea3_many_output_lens, eea3_many_with_backend, eia3_many, eia3_many_with_backend,
-};
-pub use ops::{eea3, eea3_into, eea3_with_backend, eia3, eia3_with_backend, zuc256_mac, zuc256_mac_with_backend};
+pub use many::{eea3_many, eea3_many_into, eea3_many_output_lens, eia3_many};
+pub use ops::{eea3, eea3_into, eia3, zuc256_mac};
 pub use params::{
     eea3_output_len, keystream_request, keystream_words_request, zuc256_pack_iv, Message, KEY_SIZE_128, KEY_SIZE_256,
     MAX_KEYSTREAM_BYTES, MAX_KEYSTREAM_WORDS,
 };
 pub use stream::Keystream;
+
+/// The one-stream kernel in use (see the module documentation).
+pub fn backend_name() -> &'static str {
+    kernel::Kernel::auto().name()
+}
+
+/// The kernel [`eea3_many`] uses (see the module documentation); the
+/// one-stream kernel's name when messages go one after the other.
+pub fn lanes_backend_name() -> &'static str {
+    kernel::Kernel::auto().lanes().name()
+}

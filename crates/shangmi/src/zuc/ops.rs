@@ -1,9 +1,13 @@
 //! 128-EEA3, 128-EIA3 and the ZUC-256 MAC on one message.
+//!
+//! The public functions run on the process's kernel ([`Kernel::auto`]);
+//! the `_on` forms take a kernel, so the crate's tests can compare every
+//! kernel this CPU has with the portable one.
 
 use zeroize::Zeroize;
 
-use super::backend::Backend;
 use super::core::State;
+use super::kernel::Kernel;
 use super::params::{check_length, check_out_len, eea3_output_len, key32, zuc256_pack_iv, Alg, Checked, Message};
 use super::stream::Keystream;
 use super::{mac, spec};
@@ -20,12 +24,12 @@ pub fn eea3(
     data: &[u8],
     length_bits: Option<u64>,
 ) -> Result<Vec<u8>> {
-    eea3_with_backend(Backend::auto(), key, count, bearer, direction, data, length_bits)
+    eea3_on(Kernel::auto(), key, count, bearer, direction, data, length_bits)
 }
 
-/// [`eea3`] on a chosen backend.
-pub fn eea3_with_backend(
-    backend: Backend,
+/// [`eea3`] on `kernel`.
+pub(crate) fn eea3_on(
+    kernel: Kernel,
     key: &[u8],
     count: u64,
     bearer: u32,
@@ -34,14 +38,12 @@ pub fn eea3_with_backend(
     length_bits: Option<u64>,
 ) -> Result<Vec<u8>> {
     let mut out = vec![0u8; eea3_output_len(data.len(), length_bits)?];
-    eea3_into(backend, key, count, bearer, direction, data, length_bits, &mut out)?;
+    eea3_into_on(kernel, key, count, bearer, direction, data, length_bits, &mut out)?;
     Ok(out)
 }
 
 /// [`eea3`] writing into `out`, which must have [`eea3_output_len`] bytes.
-#[allow(clippy::too_many_arguments)]
 pub fn eea3_into(
-    backend: Backend,
     key: &[u8],
     count: u64,
     bearer: u32,
@@ -50,10 +52,24 @@ pub fn eea3_into(
     length_bits: Option<u64>,
     out: &mut [u8],
 ) -> Result<()> {
-    let backend = backend.checked()?;
+    eea3_into_on(Kernel::auto(), key, count, bearer, direction, data, length_bits, out)
+}
+
+/// [`eea3_into`] on `kernel`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn eea3_into_on(
+    kernel: Kernel,
+    key: &[u8],
+    count: u64,
+    bearer: u32,
+    direction: u32,
+    data: &[u8],
+    length_bits: Option<u64>,
+    out: &mut [u8],
+) -> Result<()> {
     let c = Checked::new(&Message { key, count, bearer, direction, data, length_bits }, Alg::Eea3)?;
     check_out_len(c.out_len(), out.len())?;
-    let mut ks = Keystream::from_state(State::new_128(&c.key, &c.iv, backend));
+    let mut ks = Keystream::from_state(State::new_128(&c.key, &c.iv, kernel));
     ks.xor(&data[..out.len()], out)?;
     spec::clear_tail_bits(out, c.length_bits);
     Ok(())
@@ -69,12 +85,12 @@ pub fn eia3(
     data: &[u8],
     length_bits: Option<u64>,
 ) -> Result<[u8; 4]> {
-    eia3_with_backend(Backend::auto(), key, count, bearer, direction, data, length_bits)
+    eia3_on(Kernel::auto(), key, count, bearer, direction, data, length_bits)
 }
 
-/// [`eia3`] on a chosen backend.
-pub fn eia3_with_backend(
-    backend: Backend,
+/// [`eia3`] on `kernel`.
+pub(crate) fn eia3_on(
+    kernel: Kernel,
     key: &[u8],
     count: u64,
     bearer: u32,
@@ -82,29 +98,27 @@ pub fn eia3_with_backend(
     data: &[u8],
     length_bits: Option<u64>,
 ) -> Result<[u8; 4]> {
-    let backend = backend.checked()?;
     let c = Checked::new(&Message { key, count, bearer, direction, data, length_bits }, Alg::Eia3)?;
-    let st = State::new_128(&c.key, &c.iv, backend);
-    let tag = mac::mac_words(st, backend, data, c.length_bits, 1, 0);
+    let st = State::new_128(&c.key, &c.iv, kernel);
+    let tag = mac::mac_words(st, kernel, data, c.length_bits, 1, 0);
     Ok(tag[0].to_be_bytes())
 }
 
 /// The ZUC-256 MAC with a 32-, 64- or 128-bit tag over the first
 /// `length_bits` bits of `data` (all of it by default).
 pub fn zuc256_mac(key: &[u8], iv: &[u8], data: &[u8], tag_bits: u32, length_bits: Option<u64>) -> Result<Vec<u8>> {
-    zuc256_mac_with_backend(Backend::auto(), key, iv, data, tag_bits, length_bits)
+    zuc256_mac_on(Kernel::auto(), key, iv, data, tag_bits, length_bits)
 }
 
-/// [`zuc256_mac`] on a chosen backend.
-pub fn zuc256_mac_with_backend(
-    backend: Backend,
+/// [`zuc256_mac`] on `kernel`.
+pub(crate) fn zuc256_mac_on(
+    kernel: Kernel,
     key: &[u8],
     iv: &[u8],
     data: &[u8],
     tag_bits: u32,
     length_bits: Option<u64>,
 ) -> Result<Vec<u8>> {
-    let backend = backend.checked()?;
     let d = match tag_bits {
         32 => &spec::D256_MAC32,
         64 => &spec::D256_MAC64,
@@ -114,9 +128,9 @@ pub fn zuc256_mac_with_backend(
     let length = check_length(data.len(), length_bits)?;
     let mut k = key32(key)?;
     let v = zuc256_pack_iv(iv)?;
-    let st = State::new_256(&k, &v, d, backend);
+    let st = State::new_256(&k, &v, d, kernel);
     k.zeroize();
     let words = tag_bits as usize / 32;
-    let tag = mac::mac_words(st, backend, data, length, words, words);
+    let tag = mac::mac_words(st, kernel, data, length, words, words);
     Ok(tag[..words].iter().flat_map(|w| w.to_be_bytes()).collect())
 }

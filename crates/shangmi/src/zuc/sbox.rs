@@ -111,8 +111,9 @@ pub(crate) fn s0(x: u32) -> u32 {
 // The maps in and out (the latter including S1's matrix A) are linear, so
 // each is two 16-entry byte tables; all small tables live in registers
 // (`u128`/`u64`) and are read by shifting, never by indexing memory. The
-// constants were derived by a script from the S-box definition; the tests
-// check every input against the S1 table.
+// test `tower_tables_follow_from_the_specification` is their generator: it
+// recomputes them from S1's table and the field definitions (the map in
+// sends x to the smallest root of x⁸+x⁷+x³+x+1 in the tower field).
 
 /// The isomorphism into the tower field, on the low and the high nibble.
 const TOWER_IN_LO: u128 = 0xf1f075743839bcbd4c4dc8c985840100;
@@ -234,7 +235,7 @@ mod tests {
 
     #[test]
     fn derived_tables_match_their_former_literals() {
-        // The values the derivation script printed before these were const fns.
+        // The values printed when these were literals, before they were const fns.
         assert_eq!(GF16_SQ_LAMBDA, 0xf7914c2a5d3be680);
         assert_eq!(GF16_SQ, 0xabef98dc67235410);
         assert_eq!(GF16_INV, 0x834a5c2f67bde910);
@@ -242,6 +243,45 @@ mod tests {
             Q3,
             [0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb]
         );
+    }
+
+    /// The generator of the TOWER_* tables: the isomorphism from GF(2⁸) mod
+    /// x⁸+x⁷+x³+x+1 onto GF(16)[y]/(y² + y + 8) (a·y + b as the byte
+    /// a·16 + b) sending x to the smallest root of that polynomial there,
+    /// and S1's matrix A after the way back, A taken from S1's table.
+    #[test]
+    fn tower_tables_follow_from_the_specification() {
+        let tmul = |u: u8, v: u8| {
+            let (a, b, c, d) = (u >> 4, u & 15, v >> 4, v & 15);
+            let ac = gf16_mul(a, c);
+            ((gf16_mul(a, d) ^ gf16_mul(b, c) ^ ac) << 4) | (gf16_mul(b, d) ^ gf16_mul(ac, 8))
+        };
+        let tpow = |x: u8, e: u32| (0..e).fold(1u8, |r, _| tmul(r, x));
+        let beta = (2..=255u8).find(|&y| tpow(y, 8) ^ tpow(y, 7) ^ tpow(y, 3) ^ y ^ 1 == 0).expect("a root");
+        let lin = |cols: &[u8; 8], x: u32| (0..8).filter(|i| (x >> i) & 1 == 1).fold(0u8, |r, i| r ^ cols[i]);
+        let phi_cols: [u8; 8] = core::array::from_fn(|i| tpow(beta, i as u32));
+        let mut phi_inv = [0u8; 256];
+        (0..256u32).for_each(|x| phi_inv[lin(&phi_cols, x) as usize] = x as u8);
+        // GF(2⁸) mod 0x18B: A·v = S1(v⁻¹) + 0x55 (inversion is an involution).
+        let mul = |mut a: u32, mut b: u32| {
+            let mut r = 0;
+            while b != 0 {
+                r ^= a * (b & 1);
+                b >>= 1;
+                a <<= 1;
+                a ^= 0x18b * (a >> 8);
+            }
+            r
+        };
+        let inv = |a: u32| (1..256).find(|&y| mul(a, y) == 1).unwrap_or(0);
+        let a_cols: [u8; 8] = core::array::from_fn(|i| S1[inv(1 << i) as usize] ^ 0x55);
+        for n in 0..16u32 {
+            assert_eq!(byte_of(TOWER_IN_LO, n), lin(&phi_cols, n) as u32, "TOWER_IN_LO[{n}]");
+            assert_eq!(byte_of(TOWER_IN_HI, n), lin(&phi_cols, n << 4) as u32, "TOWER_IN_HI[{n}]");
+            let out = |x: u32| lin(&a_cols, phi_inv[x as usize] as u32) as u32;
+            assert_eq!(byte_of(TOWER_OUT_LO, n), out(n), "TOWER_OUT_LO[{n}]");
+            assert_eq!(byte_of(TOWER_OUT_HI, n), out(n << 4), "TOWER_OUT_HI[{n}]");
+        }
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use zeroize::Zeroize;
 
-use super::backend::Backend;
 use super::core::State;
+use super::kernel::Kernel;
 use super::params::{key16, key32, zuc256_pack_iv, Alg, Checked, Message};
 use super::spec;
 use crate::{Error, Result};
@@ -41,50 +41,36 @@ impl Keystream {
     /// the bytes [`super::eea3`] gives for the whole message (all its bits).
     /// The parameters are checked as [`super::eea3`] checks them.
     pub fn eea3(key: &[u8], count: u64, bearer: u32, direction: u32) -> Result<Keystream> {
-        Keystream::eea3_with_backend(Backend::auto(), key, count, bearer, direction)
-    }
-
-    /// [`Keystream::eea3`] on a chosen backend.
-    pub fn eea3_with_backend(
-        backend: Backend,
-        key: &[u8],
-        count: u64,
-        bearer: u32,
-        direction: u32,
-    ) -> Result<Keystream> {
-        let backend = backend.checked()?;
         let m = Message { key, count, bearer, direction, data: &[], length_bits: None };
         let c = Checked::new(&m, Alg::Eea3)?;
-        Ok(Keystream::from_state(State::new_128(&c.key, &c.iv, backend)))
+        Ok(Keystream::from_state(State::new_128(&c.key, &c.iv, Kernel::auto())))
     }
 
     /// ZUC-128 with a 16-byte key and 16-byte IV.
     pub fn zuc128(key: &[u8], iv: &[u8]) -> Result<Keystream> {
-        Keystream::zuc128_with_backend(key, iv, Backend::auto())
+        Keystream::zuc128_on(Kernel::auto(), key, iv)
     }
 
-    /// [`Keystream::zuc128`] on a chosen backend.
-    pub fn zuc128_with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Keystream> {
-        let backend = backend.checked()?;
+    /// [`Keystream::zuc128`] on `kernel`.
+    pub(crate) fn zuc128_on(kernel: Kernel, key: &[u8], iv: &[u8]) -> Result<Keystream> {
         let mut k = key16(key, "ZUC-128")?;
         let v: [u8; 16] =
             iv.try_into().map_err(|_| Error::invalid(format!("ZUC-128 IV must be 16 bytes, got {}", iv.len())))?;
-        let state = State::new_128(&k, &v, backend);
+        let state = State::new_128(&k, &v, kernel);
         k.zeroize();
         Ok(Keystream::from_state(state))
     }
 
     /// ZUC-256 with a 32-byte key and a 23- or 25-byte IV (see [`zuc256_pack_iv`]).
     pub fn zuc256(key: &[u8], iv: &[u8]) -> Result<Keystream> {
-        Keystream::zuc256_with_backend(key, iv, Backend::auto())
+        Keystream::zuc256_on(Kernel::auto(), key, iv)
     }
 
-    /// [`Keystream::zuc256`] on a chosen backend.
-    pub fn zuc256_with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Keystream> {
-        let backend = backend.checked()?;
+    /// [`Keystream::zuc256`] on `kernel`.
+    pub(crate) fn zuc256_on(kernel: Kernel, key: &[u8], iv: &[u8]) -> Result<Keystream> {
         let mut k = key32(key)?;
         let v = zuc256_pack_iv(iv)?;
-        let state = State::new_256(&k, &v, &spec::D256_KEYSTREAM, backend);
+        let state = State::new_256(&k, &v, &spec::D256_KEYSTREAM, kernel);
         k.zeroize();
         Ok(Keystream::from_state(state))
     }

@@ -2,11 +2,10 @@
 //! vectors with `vprold` and `vpternlogd`, two blocks at a time (one
 //! 128-bit lane each), the rounds in inline assembly, four rounds per
 //! `asm!` block, with the expansion of the next pair of blocks between the
-//! rounds of this pair (double-buffered, as in `sm3/asm.rs`).
+//! rounds of this pair (double-buffered, as in `sm3/x86/avx2.rs`).
 //!
-//! What differs from `sm3/asm.rs`, each measured on Sapphire Rapids
-//! against libgcrypt's AVX/BMI2 assembly in one process (`bench/NOTES.md`,
-//! session 10):
+//! What differs from `sm3/x86/avx2.rs`, each measured on Sapphire Rapids
+//! against libgcrypt's AVX/BMI2 assembly in one process (`bench/NOTES.md`):
 //! - The expansion costs ~5 vector instructions per word per block
 //!   instead of ~8.5 (one-instruction rotations, three-input XORs), and
 //!   half that again with two blocks per 256-bit register. Vector
@@ -28,7 +27,8 @@
 use core::arch::asm;
 use core::arch::x86_64::*;
 
-use super::consts::T;
+use crate::cpu::{Avx512Vl, Bmi2Avx2};
+use crate::sm3::consts::T;
 
 /// One round as assembly text. `$ff` is 0 for rounds 0-15 (XOR), 1 for
 /// 16-63 (majority); `$next` is the kind of the next round's GG that this
@@ -124,10 +124,18 @@ macro_rules! next_gg_text {
 /// 256-bit registers (one 128-bit lane per block) between the rounds of
 /// this pair.
 ///
+/// The tokens prove AVX2, BMI2 (`rorx`), AVX-512F and AVX-512VL.
+pub(crate) fn compress_blocks(_t: (Bmi2Avx2, Avx512Vl), state: &mut [u32; 8], blocks: &[u8]) {
+    // SAFETY: the tokens prove every feature `compress` enables.
+    unsafe { compress(state, blocks) }
+}
+
+/// [`compress_blocks`] with its features enabled.
+///
 /// # Safety
 /// The CPU must support AVX2, BMI2 (`rorx`), AVX-512F and AVX-512VL.
 #[target_feature(enable = "avx,avx2,bmi2,avx512f,avx512vl")]
-pub(crate) unsafe fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
+unsafe fn compress(state: &mut [u32; 8], blocks: &[u8]) {
     let n = blocks.len() / 64;
     if n == 0 {
         return;

@@ -1,8 +1,8 @@
 //! Sixteen independent ZUC-128 streams at once, one per 32-bit lane of
-//! AVX-512 registers, with GFNI for S1: the 128-EEA3 kernel of
-//! [`super::Backend::Gfni`]'s many-message API.
+//! AVX-512 registers, with GFNI for S1: `gfni-512`, the many-message
+//! 128-EEA3 kernel.
 //!
-//! Same structure as the eight-lane AVX2 code (x86_many.rs), on 512-bit
+//! Same structure as the eight-lane AVX2 code (x86/lanes8.rs), on 512-bit
 //! registers: LFSR modulo 2^31 - 1 with 31-bit rotations, lazily reduced
 //! partial sums and an exact last addition (cells stay in [1, 2^31 - 1]), bit
 //! reorganisation, L1/L2 with VPROLD and VPTERNLOGD, and the S-box layer:
@@ -27,8 +27,8 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
-use super::sbox::{P1, P2, Q3};
-use super::spec::D128;
+use crate::zuc::sbox::{P1, P2, Q3};
+use crate::zuc::spec::D128;
 
 /// Streams processed together.
 pub(crate) const LANES: usize = 16;
@@ -228,10 +228,24 @@ unsafe fn transpose(z: &mut [__m512i; 16]) {
 /// big-endian). `src[l]` has at least `dst[l].len()` bytes. Lanes beyond
 /// `dst.len()` run on the given (ignored) keys and write nothing.
 ///
+/// The token proves AVX-512F, AVX-512BW and GFNI.
+pub(crate) fn eea3_x16(
+    _t: crate::cpu::GfniAvx512,
+    keys: &[[u8; 16]; LANES],
+    ivs: &[[u8; 16]; LANES],
+    src: &[&[u8]],
+    dst: &mut [&mut [u8]],
+) {
+    // SAFETY: the token proves every feature `run` enables.
+    unsafe { run(keys, ivs, src, dst) }
+}
+
+/// [`eea3_x16`] with its features enabled.
+///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512BW and GFNI.
 #[target_feature(enable = "avx512f,avx512bw,gfni")]
-pub(crate) unsafe fn eea3_x16(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES], src: &[&[u8]], dst: &mut [&mut [u8]]) {
+unsafe fn run(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES], src: &[&[u8]], dst: &mut [&mut [u8]]) {
     assert!(dst.len() <= LANES && src.len() == dst.len());
     assert!(src.iter().zip(dst.iter()).all(|(s, d)| s.len() >= d.len()));
     let longest = dst.iter().map(|d| d.len()).max().unwrap_or(0);
@@ -324,7 +338,7 @@ mod tests {
             out
         }
         // SAFETY: features checked above.
-        assert_eq!(unsafe { s1_all() }, super::super::sbox::S1);
+        assert_eq!(unsafe { s1_all() }, crate::zuc::sbox::S1);
     }
 
     #[test]
@@ -352,7 +366,7 @@ mod tests {
             // SAFETY: features checked above.
             let got = unsafe { layer(&words) };
             for (w, g) in words.iter().zip(got) {
-                let (want, _) = super::super::sbox::sbox_pair(*w, 0);
+                let (want, _) = crate::zuc::sbox::sbox_pair(*w, 0);
                 assert_eq!(g, want, "S-box layer of {w:#010x}");
             }
         }

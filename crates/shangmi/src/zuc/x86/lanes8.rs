@@ -3,7 +3,7 @@
 //! bearers): the LFSR, bit reorganisation, L1/L2 and the S-boxes of eight
 //! streams cost about what one stream's do, and the eight F chains are
 //! independent, so the loop is bound by instruction throughput, not by the
-//! latency of one stream's R1/R2 chain (see x86.rs).
+//! latency of one stream's R1/R2 chain (see x86/stream.rs).
 //!
 //! Same constant-time S-boxes as the single-stream code (AES-NI for S1,
 //! `pshufb` nibble lookups for S0); AESENCLAST works on 16 bytes, so each
@@ -11,18 +11,28 @@
 //! by a byte shuffle beforehand. The LFSR works modulo 2^31 - 1 with 31-bit
 //! rotations (multiplication by powers of 2) and an exact reduction after
 //! each addition, so cells stay in [1, 2^31 - 1] as the standard requires.
-//! With GFNI (the `gfni-avx2` and `gfni` backends) S1 is two GFNI affine
-//! instructions instead (see x86_x16.rs); the AES-NI form is what valgrind
+//! With GFNI (the `gfni-256` kernel) S1 is two GFNI affine
+//! instructions instead (see x86/lanes16.rs); the AES-NI form is what valgrind
 //! checks (it does not emulate GFNI).
 
 use core::arch::x86_64::*;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::sbox::{P1, P2, Q3};
-use super::spec::D128;
-use super::x86_f::{POST_HI, POST_LO, PRE_HI, PRE_LO, S1_POS};
-use super::x86_x16::{GFNI_S1_C, GFNI_S1_POST, GFNI_S1_PRE};
+use crate::cpu::{AesAvx2, GfniAvx2};
+
+use super::f::{POST_HI, POST_LO, PRE_HI, PRE_LO, S1_POS};
+use super::lanes16::{GFNI_S1_C, GFNI_S1_POST, GFNI_S1_PRE};
+use crate::zuc::sbox::{P1, P2, Q3};
+use crate::zuc::spec::D128;
+
+/// How the lanes compute S1, with the tokens that prove the features:
+/// AES-NI (and AVX2), or GFNI as well.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Sbox {
+    Aesni(AesAvx2),
+    Gfni(AesAvx2, GfniAvx2),
+}
 
 /// Streams processed together.
 pub(crate) const LANES: usize = 8;
@@ -89,7 +99,7 @@ impl Consts {
                 // feeding it the bytes permuted by SR's inverse leaves each
                 // S-box output where its input was.
                 inv_shift_rows: t(&[0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3]),
-                // as in x86.rs: cancels SubBytes' 0x63 and adds POST⁻¹(0x55)
+                // as in x86/stream.rs: cancels SubBytes' 0x63 and adds POST⁻¹(0x55)
                 aes_key: _mm_set1_epi8(0xeeu8 as i8),
                 rol8: per_word([3, 0, 1, 2]),
                 rol16: per_word([2, 3, 0, 1]),
@@ -103,7 +113,7 @@ impl Consts {
 }
 
 /// S0/S1 on the bytes of eight words (S1 on the even bytes, S0 on the odd);
-/// with `G`, S1 by GFNI (see x86_x16.rs) instead of AES-NI.
+/// with `G`, S1 by GFNI (see x86/lanes16.rs) instead of AES-NI.
 #[inline(always)]
 unsafe fn sbox<const G: bool>(k: &Consts, x: __m256i) -> __m256i {
     if G {
@@ -258,13 +268,20 @@ unsafe fn transpose_store(z: &[__m256i], out: &mut [[u32; BLOCK]; LANES], at: us
     }
 }
 
+/// `dst = src ^` the keystream `words` written big-endian (`src` and
+/// `dst` the same length, at most 4·[`BLOCK`] bytes); the token proves AVX2.
+pub(crate) fn xor_be(_t: AesAvx2, words: &[u32; BLOCK], src: &[u8], dst: &mut [u8]) {
+    // SAFETY: the token proves AVX2.
+    unsafe { xor_be_avx2(words, src, dst) }
+}
+
 /// `dst = src ^ keystream` with the keystream words written big-endian;
 /// `src` and `dst` have the same length, at most 4 · [`BLOCK`] bytes.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn xor_be(words: &[u32; BLOCK], src: &[u8], dst: &mut [u8]) {
+unsafe fn xor_be_avx2(words: &[u32; BLOCK], src: &[u8], dst: &mut [u8]) {
     let n = src.len();
     assert!(n == dst.len() && n <= 4 * BLOCK);
     let mut k = 0;
@@ -287,18 +304,14 @@ pub(crate) unsafe fn xor_be(words: &[u32; BLOCK], src: &[u8], dst: &mut [u8]) {
 }
 
 impl Lanes {
-    /// ZUC-128 key/IV loading and initialisation of eight streams; with
-    /// `gfni`, S1 by GFNI.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 and AES-NI, and GFNI with `gfni`.
-    pub(crate) unsafe fn new_128(keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES], gfni: bool) -> Lanes {
-        // SAFETY: the caller's promise.
+    /// ZUC-128 key/IV loading and initialisation of eight streams, S1 as
+    /// `sbox` says.
+    pub(crate) fn new_128(sbox: Sbox, keys: &[[u8; 16]; LANES], ivs: &[[u8; 16]; LANES]) -> Lanes {
+        // SAFETY: `sbox`'s tokens prove the features of the function called.
         unsafe {
-            if gfni {
-                Lanes::new_128_gfni(keys, ivs)
-            } else {
-                Lanes::new_128_aes(keys, ivs)
+            match sbox {
+                Sbox::Gfni(..) => Lanes::new_128_gfni(keys, ivs),
+                Sbox::Aesni(_) => Lanes::new_128_aes(keys, ivs),
             }
         }
     }
@@ -370,17 +383,13 @@ impl Lanes {
     }
 
     /// The next [`BLOCK`] keystream words of every stream: `out[l][i]` is
-    /// word i of lane l. `gfni` as for [`Lanes::new_128`].
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 and AES-NI, and GFNI with `gfni`.
-    pub(crate) unsafe fn block(&mut self, out: &mut [[u32; BLOCK]; LANES], gfni: bool) {
-        // SAFETY: the caller's promise.
+    /// word i of lane l. `sbox` as for [`Lanes::new_128`].
+    pub(crate) fn block(&mut self, sbox: Sbox, out: &mut [[u32; BLOCK]; LANES]) {
+        // SAFETY: `sbox`'s tokens prove the features of the function called.
         unsafe {
-            if gfni {
-                self.block_gfni(out)
-            } else {
-                self.block_aes(out)
+            match sbox {
+                Sbox::Gfni(..) => self.block_gfni(out),
+                Sbox::Aesni(_) => self.block_aes(out),
             }
         }
     }
@@ -423,22 +432,18 @@ impl Lanes {
     /// [`Lanes::block`] on two independent sets of eight streams at once:
     /// their instructions interleave, so each set's latency (the F chain and
     /// the LFSR's own chain) overlaps the other's work.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 and AES-NI, and GFNI with `gfni`.
-    pub(crate) unsafe fn block_pair(
+    pub(crate) fn block_pair(
+        sbox: Sbox,
         a: &mut Lanes,
         b: &mut Lanes,
         out_a: &mut [[u32; BLOCK]; LANES],
         out_b: &mut [[u32; BLOCK]; LANES],
-        gfni: bool,
     ) {
-        // SAFETY: the caller's promise.
+        // SAFETY: `sbox`'s tokens prove the features of the function called.
         unsafe {
-            if gfni {
-                Lanes::block_pair_gfni(a, b, out_a, out_b)
-            } else {
-                Lanes::block_pair_aes(a, b, out_a, out_b)
+            match sbox {
+                Sbox::Gfni(..) => Lanes::block_pair_gfni(a, b, out_a, out_b),
+                Sbox::Aesni(_) => Lanes::block_pair_aes(a, b, out_a, out_b),
             }
         }
     }

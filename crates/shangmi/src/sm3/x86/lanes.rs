@@ -1,4 +1,4 @@
-//! The lane kernels behind [`many`](super::many): one SM3 compression per
+//! The lane kernels behind [`many`](crate::sm3::many): one SM3 compression per
 //! 32-bit lane, generic over the vector type. Three instantiations: 8 lanes
 //! in ymm registers with AVX2 only, 8 lanes in ymm registers with AVX-512VL
 //! (`vprold` rotates in one instruction, `vpternlogd` merges the three-input
@@ -11,9 +11,9 @@
 
 use core::arch::x86_64::*;
 
-use super::blocks::Blocks;
-use super::{BLOCK_SIZE, IV};
 use crate::cpu;
+use crate::sm3::blocks::Blocks;
+use crate::sm3::{BLOCK_SIZE, IV};
 
 /// Vector operations on lanes of 32-bit words.
 trait Lanes: Copy {
@@ -395,7 +395,7 @@ unsafe fn multi<V: Lanes>(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32
             ($j:expr, $ff:ident, $gg:ident) => {{
                 let j = $j;
                 let a12 = a.rol::<12>();
-                let ss1 = a12.add(V::splat(super::consts::T[j])).add(e).rol::<7>();
+                let ss1 = a12.add(V::splat(crate::sm3::consts::T[j])).add(e).rol::<7>();
                 let ss2 = ss1.xor(a12);
                 let tt1 = a.$ff(b, c).add(d.add(w[j].xor(w[j + 4]))).add(ss2);
                 let tt2 = e.$gg(f, g).add(h.add(w[j])).add(ss1);
@@ -428,20 +428,36 @@ unsafe fn multi<V: Lanes>(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32
     }
 }
 
-#[target_feature(enable = "avx,avx2")]
-pub(super) fn x8(_t: cpu::Avx2, msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
-    // SAFETY: the token proves AVX2, enabled here.
-    unsafe { multi::<__m256i>(msgs, common, states) }
+/// 8 lanes in ymm registers, AVX2: the token proves AVX2.
+pub(crate) fn x8(_t: cpu::Avx2, msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
+    #[target_feature(enable = "avx,avx2")]
+    unsafe fn run(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
+        // SAFETY: AVX2 is enabled here.
+        unsafe { multi::<__m256i>(msgs, common, states) }
+    }
+    // SAFETY: the token proves AVX2.
+    unsafe { run(msgs, common, states) }
 }
 
-#[target_feature(enable = "avx,avx2,avx512f,avx512vl")]
-pub(super) fn x16(_t: cpu::Avx512Vl, msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
-    // SAFETY: the token proves AVX-512F/VL, enabled here.
-    unsafe { multi::<__m512i>(msgs, common, states) }
+/// 16 lanes in zmm registers: the token proves AVX-512F/VL.
+pub(crate) fn x16(_t: cpu::Avx512Vl, msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
+    #[target_feature(enable = "avx,avx2,avx512f,avx512vl")]
+    unsafe fn run(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
+        // SAFETY: AVX-512F/VL are enabled here.
+        unsafe { multi::<__m512i>(msgs, common, states) }
+    }
+    // SAFETY: the token proves AVX-512F/VL.
+    unsafe { run(msgs, common, states) }
 }
 
-#[target_feature(enable = "avx,avx2,avx512f,avx512vl")]
-pub(super) fn x8vl(_t: cpu::Avx512Vl, msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
-    // SAFETY: the token proves AVX-512F/VL, enabled here.
-    unsafe { multi::<Vl256>(msgs, common, states) }
+/// 8 lanes in ymm registers with AVX-512VL instructions: the token proves
+/// AVX-512F/VL.
+pub(crate) fn x8vl(_t: cpu::Avx512Vl, msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
+    #[target_feature(enable = "avx,avx2,avx512f,avx512vl")]
+    unsafe fn run(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32; 8]]) {
+        // SAFETY: AVX-512F/VL are enabled here.
+        unsafe { multi::<Vl256>(msgs, common, states) }
+    }
+    // SAFETY: the token proves AVX-512F/VL.
+    unsafe { run(msgs, common, states) }
 }

@@ -1,16 +1,20 @@
 //! F's nonlinear step on x86-64 for one stream: the S-box constants
 //! (nibble tables for S0, the PRE/POST maps around AESENCLAST for S1) and
 //! the AVX2, AVX-512VL and AVX-512VL + GFNI forms of F's register update
-//! (see x86.rs for why they look this way). The derived 16-entry tables PRE/POST were computed by
-//! a script from the S-box definitions; the tests check F against the
-//! portable one, itself checked against the standard's S-box tables.
+//! (see x86/stream.rs for why they look this way). The 16-entry tables
+//! PRE/POST are recomputed from the specification by `derive_tests.rs`;
+//! the tests also check F against the portable one, itself checked against
+//! the standard's S-box tables.
 
 #![allow(clippy::missing_safety_doc)]
 
 use core::arch::x86_64::*;
 
-use super::sbox::{P1, P2, Q3};
-use super::x86_x16::{GFNI_S1_C, GFNI_S1_POST, GFNI_S1_PRE};
+use super::lanes16::{GFNI_S1_C, GFNI_S1_POST, GFNI_S1_PRE};
+use crate::cpu::AesAvx2;
+#[cfg(test)]
+use crate::cpu::{Avx512Vl, GfniAvx2, GfniAvx512};
+use crate::zuc::sbox::{P1, P2, Q3};
 
 /// The forms of F: `f_core::<FORM>`.
 pub(super) const AVX2: u8 = 0;
@@ -68,7 +72,7 @@ pub(super) struct FConsts {
     s1_even: __m128i,
     /// AESENCLAST key of the AVX-512 form: 0xee on S1's bytes, 0x63 on S0's.
     aes_key_even: __m128i,
-    /// S1's GFNI matrices (see x86_x16.rs).
+    /// S1's GFNI matrices (see x86/lanes16.rs).
     gf_pre: __m128i,
     gf_post: __m128i,
 }
@@ -159,7 +163,7 @@ pub(super) unsafe fn f_core<const FORM: u8>(k: &FConsts, w: __m128i, c: __m128i)
         let base = _mm_xor_si128(_mm_xor_si128(_mm_shuffle_epi8(w, k.q0), _mm_shuffle_epi8(w, k.q1)), c);
         let l = _mm_xor_si128(_mm_xor_si128(base, sl), sr);
         if FORM == AVX2_GFNI {
-            // S1 on every byte by GFNI (see x86_x16.rs), S0 by nibble lookups,
+            // S1 on every byte by GFNI (see x86/lanes16.rs), S0 by nibble lookups,
             // then S0's bytes picked by their mask.
             let s1 =
                 _mm_gf2p8affineinv_epi64_epi8::<GFNI_S1_C>(_mm_gf2p8affine_epi64_epi8::<0>(l, k.gf_pre), k.gf_post);
@@ -263,47 +267,52 @@ unsafe fn f_core_gfni(k: &FConsts, w: __m128i, c: __m128i) -> __m128i {
     }
 }
 
-/// One F update outside the batch loop (initialisation): new (R1, R2).
-///
-/// # Safety
-/// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
-#[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-pub(crate) unsafe fn f_update(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    // SAFETY: same features as this function.
-    unsafe { f_update_form::<AVX2>(r1, r2, x1, x2) }
+/// F's register update (see [`crate::zuc::spec::f_update`]) with the SIMD
+/// S-boxes; the token proves AVX2, AES-NI, SSSE3 and SSE4.1.
+pub(crate) fn f_update(_t: AesAvx2, r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
+    unsafe fn run(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+        // SAFETY: same features as this function.
+        unsafe { f_update_form::<AVX2>(r1, r2, x1, x2) }
+    }
+    // SAFETY: the token proves the features `run` enables.
+    unsafe { run(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the AVX-512 form of F (for the tests).
-///
-/// # Safety
-/// The CPU must support AVX2, AES-NI, SSSE3, SSE4.1, AVX-512F and AVX-512VL.
 #[cfg(test)]
-#[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
-unsafe fn f_update_avx512(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    // SAFETY: same features as this function.
-    unsafe { f_update_form::<AVX512>(r1, r2, x1, x2) }
+fn f_update_avx512(_t: (AesAvx2, Avx512Vl), r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    #[target_feature(enable = "avx2,aes,ssse3,sse4.1,avx512f,avx512vl")]
+    unsafe fn run(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+        // SAFETY: same features as this function.
+        unsafe { f_update_form::<AVX512>(r1, r2, x1, x2) }
+    }
+    // SAFETY: the tokens prove the features `run` enables.
+    unsafe { run(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the AVX2 + GFNI form of F (for the tests).
-///
-/// # Safety
-/// The CPU must support AVX2, SSSE3, SSE4.1 and GFNI.
 #[cfg(test)]
-#[target_feature(enable = "avx2,ssse3,sse4.1,gfni")]
-unsafe fn f_update_avx2_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    // SAFETY: same features as this function.
-    unsafe { f_update_form::<AVX2_GFNI>(r1, r2, x1, x2) }
+fn f_update_avx2_gfni(_t: (AesAvx2, GfniAvx2), r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    #[target_feature(enable = "avx2,ssse3,sse4.1,gfni")]
+    unsafe fn run(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+        // SAFETY: same features as this function.
+        unsafe { f_update_form::<AVX2_GFNI>(r1, r2, x1, x2) }
+    }
+    // SAFETY: the tokens prove the features `run` enables.
+    unsafe { run(r1, r2, x1, x2) }
 }
 
 /// [`f_update`] with the GFNI form of F (for the tests).
-///
-/// # Safety
-/// The CPU must support AVX2, SSSE3, SSE4.1, AVX-512F, AVX-512VL and GFNI.
 #[cfg(test)]
-#[target_feature(enable = "avx2,ssse3,sse4.1,avx512f,avx512vl,gfni")]
-unsafe fn f_update_gfni(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-    // SAFETY: same features as this function.
-    unsafe { f_update_form::<GFNI>(r1, r2, x1, x2) }
+fn f_update_gfni(_t: (AesAvx2, GfniAvx512), r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+    #[target_feature(enable = "avx2,ssse3,sse4.1,avx512f,avx512vl,gfni")]
+    unsafe fn run(r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
+        // SAFETY: same features as this function.
+        unsafe { f_update_form::<GFNI>(r1, r2, x1, x2) }
+    }
+    // SAFETY: the tokens prove the features `run` enables.
+    unsafe { run(r1, r2, x1, x2) }
 }
 
 #[inline(always)]
@@ -331,12 +340,11 @@ mod tests {
     /// the S-box tables, on many inputs covering every byte value.
     #[test]
     fn simd_f_matches_portable() {
-        if !super::super::backend::Backend::Simd.is_available() {
-            return;
-        }
-        let avx512 = super::super::backend::Backend::Avx512.is_available();
-        let gfni = super::super::backend::Backend::Gfni.is_available();
-        let gfni_avx2 = super::super::backend::Backend::GfniAvx2.is_available();
+        use crate::cpu::Token;
+        let Some(t) = AesAvx2::get() else { return };
+        let avx512 = Avx512Vl::get();
+        let gfni = GfniAvx512::get();
+        let gfni_avx2 = GfniAvx2::get();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..20_000u32 {
             // xorshift64*: deterministic, covers all bytes in all positions
@@ -345,20 +353,16 @@ mod tests {
             x ^= x >> 27;
             let a = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
             let (r1, r2, x1, x2) = (a as u32, (a >> 32) as u32, (a as u32).rotate_left(7) ^ i, (a >> 17) as u32);
-            let want = super::super::spec::f_update(r1, r2, x1, x2);
-            // SAFETY: features checked above.
-            assert_eq!(unsafe { f_update(r1, r2, x1, x2) }, want);
-            if avx512 {
-                // SAFETY: AVX-512F/VL checked above.
-                assert_eq!(unsafe { f_update_avx512(r1, r2, x1, x2) }, want);
+            let want = crate::zuc::spec::f_update(r1, r2, x1, x2);
+            assert_eq!(f_update(t, r1, r2, x1, x2), want);
+            if let Some(v) = avx512 {
+                assert_eq!(f_update_avx512((t, v), r1, r2, x1, x2), want);
             }
-            if gfni {
-                // SAFETY: AVX-512F/VL and GFNI checked above.
-                assert_eq!(unsafe { f_update_gfni(r1, r2, x1, x2) }, want);
+            if let Some(g) = gfni {
+                assert_eq!(f_update_gfni((t, g), r1, r2, x1, x2), want);
             }
-            if gfni_avx2 {
-                // SAFETY: AVX2 and GFNI checked above.
-                assert_eq!(unsafe { f_update_avx2_gfni(r1, r2, x1, x2) }, want);
+            if let Some(g) = gfni_avx2 {
+                assert_eq!(f_update_avx2_gfni((t, g), r1, r2, x1, x2), want);
             }
         }
     }

@@ -35,7 +35,8 @@
 use core::arch::asm;
 use core::arch::x86_64::*;
 
-use super::consts::T;
+use crate::cpu::{Avx2, Bmi2Avx2};
+use crate::sm3::consts::T;
 
 /// One round as assembly text. `$kind` 0 is rounds 0-15 (XOR functions),
 /// 1 is rounds 16-63 (majority, choice); `$i` is the round's index in its
@@ -216,10 +217,18 @@ macro_rules! round_text {
 /// of two buffers) is interleaved with the rounds of this one; in the last
 /// iteration the last block is expanded again and the copy ignored.
 ///
+/// The tokens prove AVX, AVX2 and BMI2 (`rorx`).
+pub(crate) fn compress_blocks(_t: (Bmi2Avx2, Avx2), state: &mut [u32; 8], blocks: &[u8]) {
+    // SAFETY: the tokens prove every feature `compress` enables.
+    unsafe { compress(state, blocks) }
+}
+
+/// [`compress_blocks`] with its features enabled.
+///
 /// # Safety
 /// The CPU must support AVX, AVX2 and BMI2 (`rorx`).
 #[target_feature(enable = "avx,avx2,bmi2")]
-pub(crate) unsafe fn compress_blocks(state: &mut [u32; 8], blocks: &[u8]) {
+unsafe fn compress(state: &mut [u32; 8], blocks: &[u8]) {
     let n = blocks.len() / 64;
     if n == 0 {
         return;

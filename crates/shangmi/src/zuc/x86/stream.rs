@@ -1,23 +1,23 @@
 //! x86-64 backend: F with S-boxes in SSE registers (AES-NI for S1, `pshufb`
 //! nibble lookups for S0), and the EIA3/ZUC-256-MAC inner product with
 //! PCLMULQDQ. Needs AVX2 (variable shifts), AES-NI, SSSE3/SSE4.1 and
-//! PCLMULQDQ; selected at run time by [`super::Backend`].
+//! PCLMULQDQ; selected at run time by [`crate::zuc::kernel::Kernel`].
 //!
 //! Why this shape: the keystream of one stream is a serial chain through F's
 //! registers R1, R2, so its speed is the latency of one F step: one add,
 //! L1/L2 and the nibble split, the S-box layer (S1's PRE, AESENCLAST and
 //! POST, or two GFNI instructions) and the recombination. Many messages at
-//! once are not bound by it: see x86_many.rs and x86_x16.rs (bench/NOTES.md
+//! once are not bound by it: see x86/lanes8.rs and x86/lanes16.rs (bench/NOTES.md
 //! has the measurements).
 //! R1 and R2 stay in one XMM register for a whole batch; everything that does
 //! not depend on them is moved off that chain: the LFSR runs one batch ahead
 //! inside the same loop (its own chain overlaps F's), and bit reorganisation,
 //! the X2 part of W2 and the output words are computed 8 words at a time
-//! with AVX2. With AVX-512VL (the `Avx512` backend) the rotations and
+//! with AVX2. With AVX-512VL (the `*-avx512-128` kernels) the rotations and
 //! three-way XORs are single VPROLVD/VPTERNLOGD instructions, which also
 //! shortens the chain (see [`f_core_avx512`]).
-//! With GFNI (the `GfniAvx2` and `Gfni` backends) S1 is two GFNI affine
-//! instructions instead of PRE, AESENCLAST and POST (see x86_f.rs).
+//! With GFNI (the `gfni-*` kernels) S1 is two GFNI affine
+//! instructions instead of PRE, AESENCLAST and POST (see x86/f.rs).
 //!
 //! S-boxes without table lookups (constant time):
 //! * S0(x) = Q3[t1] ^ (t2 << 1) with t2 = P1[lo] ^ hi, t1 = P2[t2] ^ lo, where
@@ -26,8 +26,8 @@
 //! * S1(x) = POST(AESSubBytes(PRE(x))): S1 = A·x⁻¹ + 0x55 in GF(2⁸) mod 0x18B,
 //!   and PRE maps that field onto the AES field (0x11B); PRE and POST are
 //!   8×8 bit matrices applied as two nibble `pshufb` lookups each. The
-//!   tables were derived by a script from the S-box definitions and are
-//!   checked against the S1 table by the unit tests.
+//!   tables are recomputed from the specification by `derive_tests.rs`
+//!   and checked against the S1 table by the unit tests.
 
 #![allow(clippy::missing_safety_doc)]
 
@@ -35,11 +35,11 @@ use core::arch::x86_64::*;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::backend::{Backend, Generator, Kernels};
-use super::spec::{self, BATCH};
-use crate::cpu::{AesAvx2, Avx512Vl, GfniAvx2, GfniAvx512, Token};
+use crate::cpu::{AesAvx2, Avx512Vl, GfniAvx2, GfniAvx512};
+use crate::zuc::kernel::Generator;
+use crate::zuc::spec::{self, BATCH};
 
-use super::x86_f::{f_core, f_update, load16, FConsts, AVX2, AVX2_GFNI, AVX512, GFNI};
+use super::f::{f_core, load16, FConsts, AVX2, AVX2_GFNI, AVX512, GFNI};
 
 /// The keystream generator state of the SIMD backend.
 ///
@@ -48,7 +48,7 @@ use super::x86_f::{f_core, f_update, load16, FConsts, AVX2, AVX2_GFNI, AVX512, G
 /// AVX2), the same loop advances the LFSR through batch b+1. F's chain (the
 /// latency-bound part) thus overlaps the LFSR's chain and the vector work.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub(crate) struct Stream {
+struct Stream {
     /// LFSR cells: `cells[cur]` for the batch F is consuming (16 + BATCH
     /// values), `cells[1 - cur]` for the next one, filled during F's loop.
     cells: [[u32; 16 + BATCH]; 2],
@@ -79,7 +79,7 @@ impl Stream {
     /// With `form` AVX512 it must also support AVX-512F and AVX-512VL, with
     /// GFNI those and GFNI, with AVX2_GFNI GFNI.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-    pub(crate) unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32, form: u8) -> Box<Stream> {
+    unsafe fn new(lfsr: &[u32; 16], r1: u32, r2: u32, form: u8) -> Box<Stream> {
         let mut st = Box::new(Stream {
             cells: [[0; 16 + BATCH]; 2],
             cur: 0,
@@ -172,7 +172,7 @@ impl Stream {
     /// # Safety
     /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-    pub(crate) unsafe fn generate(&mut self, mut out: &mut [u32]) {
+    unsafe fn generate(&mut self, mut out: &mut [u32]) {
         while !out.is_empty() {
             let start = self.pos;
             // SAFETY: features enabled on this function.
@@ -192,7 +192,7 @@ impl Stream {
     /// # Safety
     /// The CPU must support AVX2, AES-NI, SSSE3 and SSE4.1.
     #[target_feature(enable = "avx2,aes,ssse3,sse4.1")]
-    pub(crate) unsafe fn xor_be(&mut self, mut src: &[u8], mut dst: &mut [u8]) {
+    unsafe fn xor_be(&mut self, mut src: &[u8], mut dst: &mut [u8]) {
         assert!(src.len() == dst.len() && src.len().is_multiple_of(4));
         while !dst.is_empty() {
             let start = self.pos;
@@ -387,10 +387,18 @@ impl Stream {
 /// the carry-less product M·K, so the whole sum is bits 32..63 of the XOR of
 /// all products.
 ///
+/// The token proves PCLMULQDQ, SSSE3, SSE4.1 and AVX2.
+pub(crate) fn window_xor(_t: AesAvx2, msg: &[u8], ks: &[u32]) -> u32 {
+    // SAFETY: the token proves every feature `window_xor_simd` enables.
+    unsafe { window_xor_simd(msg, ks) }
+}
+
+/// [`window_xor`] with its features enabled.
+///
 /// # Safety
 /// The CPU must support PCLMULQDQ, SSSE3 and SSE4.1 (and AVX2 for encoding).
 #[target_feature(enable = "avx2,pclmulqdq,ssse3,sse4.1")]
-pub(crate) unsafe fn window_xor(msg: &[u8], ks: &[u32]) -> u32 {
+unsafe fn window_xor_simd(msg: &[u8], ks: &[u32]) -> u32 {
     let words = msg.len() / 4;
     debug_assert!(msg.len().is_multiple_of(4) && ks.len() > words);
     // Reverses the bits of each byte with two nibble lookups.
@@ -438,59 +446,32 @@ pub(crate) unsafe fn window_xor(msg: &[u8], ks: &[u32]) -> u32 {
     acc ^ tail
 }
 
-/// The SIMD backend's kernels. A value exists only once AES-NI, AVX2,
-/// SSSE3/SSE4.1 and PCLMULQDQ were detected (it holds the token).
-pub(crate) struct SimdKernels {
-    _token: AesAvx2,
+/// F's form, with the tokens its instructions need beyond [`AesAvx2`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Form {
+    /// AVX2 only, S1 by AES-NI.
+    Avx2,
+    /// AVX-512VL rotations and three-way logic, S1 by AES-NI.
+    Avx512(Avx512Vl),
+    /// AVX2, S1 by GFNI.
+    GfniAvx2(GfniAvx2),
+    /// AVX-512VL, S1 by GFNI.
+    GfniAvx512(GfniAvx512),
 }
 
-impl SimdKernels {
-    /// The kernels, if [`crate::cpu`] allows them.
-    pub(crate) fn get() -> Option<&'static SimdKernels> {
-        static KERNELS: std::sync::OnceLock<Option<SimdKernels>> = std::sync::OnceLock::new();
-        KERNELS.get_or_init(|| AesAvx2::get().map(|t| SimdKernels { _token: t })).as_ref()
-    }
-}
-
-impl Kernels for SimdKernels {
-    fn f_update(&self, r1: u32, r2: u32, x1: u32, x2: u32) -> (u32, u32) {
-        // SAFETY: the token in `self` proves AVX2, AES-NI, SSSE3 and SSE4.1.
-        unsafe { f_update(r1, r2, x1, x2) }
-    }
-
-    fn window_xor(&self, msg: &[u8], ks: &[u32]) -> u32 {
-        // SAFETY: the token in `self` proves AVX2, PCLMULQDQ, SSSE3 and SSE4.1.
-        unsafe { window_xor(msg, ks) }
-    }
-}
-
-/// A SIMD stream for an initialised state, if `backend` is a SIMD backend
-/// this CPU runs (`None` otherwise: the caller keeps the portable one).
-pub(crate) fn generator(backend: Backend, lfsr: &[u32; 16], r1: u32, r2: u32) -> Option<Box<dyn Generator>> {
-    let token = match backend {
-        Backend::Simd | Backend::GfniAvx2 | Backend::Avx512 | Backend::Gfni => AesAvx2::get()?,
-        Backend::Portable => return None,
+/// A SIMD stream taking over an initialised state (16 cells, R1, R2); the
+/// tokens prove AVX2, AES-NI, SSSE3, SSE4.1 and what `form` needs.
+pub(crate) fn generator(token: AesAvx2, form: Form, lfsr: &[u32; 16], r1: u32, r2: u32) -> Box<dyn Generator> {
+    let form = match form {
+        Form::Avx2 => AVX2,
+        Form::Avx512(_) => AVX512,
+        Form::GfniAvx2(_) => AVX2_GFNI,
+        Form::GfniAvx512(_) => GFNI,
     };
-    let form = match backend {
-        Backend::Gfni => {
-            GfniAvx512::get()?;
-            GFNI
-        }
-        Backend::Avx512 => {
-            Avx512Vl::get()?;
-            AVX512
-        }
-        Backend::GfniAvx2 => {
-            GfniAvx2::get()?;
-            AVX2_GFNI
-        }
-        _ => AVX2,
-    };
-    // SAFETY: `token` proves AVX2, AES-NI, SSSE3 and SSE4.1; the AVX512 form
-    // is chosen only with a token proving AVX-512F and VL, the GFNI forms
-    // only with one proving GFNI (and AVX-512F/VL for the GFNI form).
+    // SAFETY: `token` proves AVX2, AES-NI, SSSE3 and SSE4.1, and the form's
+    // token the features of that form.
     let stream = unsafe { Stream::new(lfsr, r1, r2, form) };
-    Some(Box::new(Checked { stream, _token: token }))
+    Box::new(Checked { stream, _token: token })
 }
 
 /// A [`Stream`] with the token that proves its features, so that its
@@ -514,9 +495,11 @@ impl Generator for Checked {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{eea3_with_backend, Backend, Keystream};
+    use crate::zuc::kernel::Kernel;
+    use crate::zuc::ops::eea3_on;
+    use crate::zuc::stream::Keystream;
 
-    /// Every SIMD backend this CPU runs (after `SHANGMI_CPU_DISABLE`) against
+    /// Every SIMD kernel this CPU runs (after `SHANGMI_CPU_DISABLE`) against
     /// the portable generator: 128-EEA3 on random keys, COUNTs, bearers,
     /// directions and bit lengths (lengths not a multiple of 32 bits and on
     /// either side of the 64-word batch boundary), and ZUC-128 keystreams
@@ -524,7 +507,7 @@ mod tests {
     #[test]
     fn simd_streams_match_portable() {
         let mut next = crate::test_rng(0x2545_f491_4f6c_dd1d);
-        let simd: Vec<Backend> = Backend::available().into_iter().filter(|b| b.is_x86_simd()).collect();
+        let simd: Vec<Kernel> = Kernel::available().into_iter().skip(1).collect();
         let lens = [0usize, 1, 3, 4, 5, 31, 63, 64, 65, 127, 252, 255, 256, 257, 259, 260, 511, 513, 1021, 4099];
         for round in 0..40 {
             let key: Vec<u8> = (0..16).map(|_| next() as u8).collect();
@@ -532,23 +515,23 @@ mod tests {
             let n = lens[round % lens.len()] + (next() % 3) as usize;
             let data: Vec<u8> = (0..n).map(|_| next() as u8).collect();
             let bits = if n == 0 { 0 } else { 8 * n as u64 - next() % 8 };
-            let want = eea3_with_backend(Backend::Portable, &key, count, bearer, direction, &data, Some(bits)).unwrap();
-            for &b in &simd {
-                let got = eea3_with_backend(b, &key, count, bearer, direction, &data, Some(bits)).unwrap();
-                assert_eq!(got, want, "EEA3 on {b:?}, {n} bytes, {bits} bits");
+            let want = eea3_on(Kernel::Portable, &key, count, bearer, direction, &data, Some(bits)).unwrap();
+            for &k in &simd {
+                let got = eea3_on(k, &key, count, bearer, direction, &data, Some(bits)).unwrap();
+                assert_eq!(got, want, "EEA3 on {}, {n} bytes, {bits} bits", k.name());
             }
             let iv: Vec<u8> = (0..16).map(|_| next() as u8).collect();
-            let mut reference = Keystream::zuc128_with_backend(&key, &iv, Backend::Portable).unwrap();
+            let mut reference = Keystream::zuc128_on(Kernel::Portable, &key, &iv).unwrap();
             let mut streams: Vec<Keystream> =
-                simd.iter().map(|&b| Keystream::zuc128_with_backend(&key, &iv, b).unwrap()).collect();
+                simd.iter().map(|&k| Keystream::zuc128_on(k, &key, &iv).unwrap()).collect();
             for _ in 0..8 {
                 let piece = (next() % 700) as usize;
                 let mut want = vec![0u8; piece];
                 reference.fill(&mut want);
-                for (s, b) in streams.iter_mut().zip(&simd) {
+                for (s, k) in streams.iter_mut().zip(&simd) {
                     let mut got = vec![0u8; piece];
                     s.fill(&mut got);
-                    assert_eq!(got, want, "keystream piece of {piece} bytes on {b:?}");
+                    assert_eq!(got, want, "keystream piece of {piece} bytes on {}", k.name());
                 }
             }
         }
