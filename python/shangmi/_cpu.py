@@ -26,8 +26,9 @@ def cpu_features() -> CpuFeatures:
     those names, or ``all``, read once before the first import), ``enabled``
     the rest, and ``backends`` maps each algorithm (``"montgomery"``: the
     shared Montgomery products of SM2 and SM9, ``"table-scan"``: the
-    constant-time table lookups, ``"sm2-comb"``, ``"sm3"``, ``"sm4"``,
-    ``"zuc"``) to the backend it chose, named ``<engine>-<width>``
+    constant-time table lookups, ``"sm2-comb"``, ``"sm3"``, ``"sm3-lanes"``:
+    :func:`shangmi.sm3.hash_many`, ``"sm4"``, ``"ghash"``, ``"zuc"``,
+    ``"zuc-lanes"``: the ``*_many`` calls) to the backend it chose, named ``<engine>-<width>``
     (``"sm2-comb"``: ``"ifma-512"`` for k·G on eight AVX-512 IFMA lanes,
     else ``"portable-64"``: the one-lane comb, whose field products follow
     ``"montgomery"``).

@@ -97,7 +97,7 @@ def kdf(z: Buffer, length: int) -> bytes:
 
 
 def backend() -> str:
-    """The compression variant in use: ``"avx512"``, ``"bmi2"`` or ``"portable"``.
+    """The compression kernel in use: ``"avx512-256"``, ``"avx2-256"``, ``"bmi2-32"`` or ``"portable-32"``.
 
     All give identical digests; ``SHANGMI_CPU_DISABLE`` (see
     :func:`shangmi.cpu_features`) caps the choice.

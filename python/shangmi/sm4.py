@@ -72,8 +72,9 @@ KEY_SIZE = 16
 
 
 def backend() -> str:
-    """Name of the SM4 implementation in use, e.g. ``"gfni-avx512"``, ``"aesni-sse"``
-    or ``"portable"``."""
+    """Name of the SM4 kernel in use, ``<engine>-<width>``: ``"gfni-512"``,
+    ``"vaes-512"``, ``"aesni-512"``, ``"gfni-256"``, ``"vaes-256"``,
+    ``"aesni-256"``, ``"aesni-128"`` or ``"portable-64"``."""
     return _native.sm4_backend()
 
 

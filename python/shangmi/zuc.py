@@ -205,10 +205,11 @@ def zuc256_mac(key: Buffer, iv: Buffer, data: Buffer, *, tag_bits: int = 32, len
 def backend() -> str:
     """The native backend in use.
 
-    ``"gfni"`` (``"avx512"`` plus GFNI for S1, and sixteen messages at once
-    in 512-bit registers for :func:`eea3_many`), ``"avx512"`` (AES-NI, AVX2,
-    PCLMULQDQ and AVX-512VL), ``"gfni-avx2"`` (AVX2 with GFNI for S1),
-    ``"simd"`` (AES-NI, AVX2 and PCLMULQDQ) or ``"portable"`` (any CPU). All are constant time and give identical
+    ``"gfni-avx512-128"`` (GFNI for S1, AVX-512VL for the F step),
+    ``"aesni-avx512-128"`` (AES-NI for S1), ``"gfni-avx2-128"``,
+    ``"aesni-avx2-128"`` or ``"portable-32"`` (any CPU); the many-message
+    kernel is reported as ``"zuc-lanes"`` by :func:`shangmi.cpu_features`.
+    All are constant time and give identical
     results; set ``SHANGMI_CPU_DISABLE`` (``gfni``, ``avx512f``, ``all``)
     before the first import to cap the choice.
     """
