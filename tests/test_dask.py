@@ -109,11 +109,12 @@ def test_set_num_threads_caps_the_native_pool(threads: int) -> None:
 def test_chunks_and_item_errors() -> None:
     assert [list(c) for c in chunks([1, 2, 3, 4, 5], 2)] == [[1, 2], [3, 4], [5]]
     from shangmi import sm2
-    from shangmi.exceptions import InvalidInputError
+    from shangmi.exceptions import InvalidInputError, ShangmiTypeError
 
     pub = sm2.PrivateKey.generate().public_key().to_bytes()
 
     with pytest.raises(InvalidInputError):
         list(chunks([1], 0))
-    with pytest.raises(InvalidInputError, match="item 1"):
+    # An item of the wrong shape is a wrong type (also a TypeError), named by index.
+    with pytest.raises(ShangmiTypeError, match="item 1"):
         verify_chunk([(pub, b"m", b"s"), (pub, b"m")])  # type: ignore[list-item]

@@ -20,8 +20,8 @@ pyo3::import_exception!(shangmi.exceptions, InvalidCertificate);
 /// core speaks no host language, and this table is the one place where a
 /// message gains Python advice (each phrase is replaced where it occurs).
 const PYTHON_ADVICE: &[(&str, &str)] = &[
-    ("when padding is disabled", "when padding is disabled"),
-    ("when padding is enabled", "when padding is enabled"),
+    ("when padding is disabled", "when padding=False"),
+    ("when padding is enabled", "when padding=True"),
     ("use the DER mode", "pass mode='der'"),
     ("prepend the 04 byte and use the C1C2C3 mode", "pass b'\\x04' + ciphertext with mode='c1c2c3'"),
     ("use the C1C3C2 or C1C2C3 mode", "pass mode='c1c3c2' or mode='c1c2c3'"),
