@@ -4,9 +4,9 @@
 //! static table of G's odd multiples; with a prepared key, both combs
 //! (direct indexing) and one addition.
 
-use super::ecmult_const::odd_multiples_coz_vartime;
 use super::ecmult_gen::{g_table, CombTable};
 use super::point::{add_mixed_vartime, double, Affine, Jacobian};
+use crate::arith::curve::odd_multiples_coz_vartime;
 use crate::arith::{with_mul, MulBackend};
 use crate::arith::{wnaf_vartime, Limbs};
 use std::sync::OnceLock;
@@ -29,7 +29,7 @@ pub fn mul_vartime(p: &Affine, t: &Limbs) -> Jacobian {
     let naf = wnaf_vartime(t, 5);
     let odd = odd_multiples_coz_vartime(p, 8);
     with_mul!(|b| {
-        let mut acc = Jacobian::INFINITY;
+        let mut acc = Jacobian::IDENTITY;
         if let Some(top) = naf.iter().rposition(|&d| d != 0) {
             for i in (0..=top).rev() {
                 acc = double(b, &acc);
@@ -74,7 +74,7 @@ pub(super) fn double_mul_wnaf_vartime(s: &Limbs, t: &Limbs, p: &Affine, gw: u32)
     let podd = odd_multiples_coz_vartime(p, 8);
     let top = ns.iter().rposition(|&d| d != 0).max(nt.iter().rposition(|&d| d != 0));
     with_mul!(|b| {
-        let mut acc = Jacobian::INFINITY;
+        let mut acc = Jacobian::IDENTITY;
         if let Some(top) = top {
             for i in (0..=top).rev() {
                 acc = double(b, &acc);

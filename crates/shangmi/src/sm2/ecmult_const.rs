@@ -10,12 +10,6 @@ use crate::arith::with_mul;
 use crate::arith::{odd_scalar, recode_odd, scan, wipe_digits, Limbs};
 use subtle::{Choice, ConditionallySelectable};
 
-/// P, 3P, ..., (2m − 1)P, affine, for a public P: the shared co-Z chain
-/// ([`curve::odd_multiples_coz_vartime`]) in SM2's point type.
-pub(crate) fn odd_multiples_coz_vartime(p: &Affine, m: usize) -> Vec<Affine> {
-    curve::odd_multiples_coz_vartime(&(*p).into(), m).into_iter().map(Affine::from).collect()
-}
-
 /// k·P for a secret k < 2^256 and a public P: odd-digit 5-bit fixed window
 /// (k made odd as in [`super::ecmult_gen::CombTable::mul`], 52 digits, 255 doublings, 51
 /// mixed additions), constant-time lookups in an affine table of P, 3P, ...,
@@ -36,7 +30,7 @@ pub(crate) fn odd_multiples_coz_vartime(p: &Affine, m: usize) -> Vec<Affine> {
 pub fn mul(p: &Affine, k: &Limbs) -> Jacobian {
     const W: usize = 5;
     const WINDOWS: usize = 52;
-    let table = odd_multiples_coz_vartime(p, 16);
+    let table = curve::odd_multiples_coz_vartime(p, 16);
     let (mut k, flip) = odd_scalar::<Sm2N>(k);
     let mut digits = [(0u64, Choice::from(0)); 64];
     recode_odd(&k, W, WINDOWS, flip, &mut digits);

@@ -8,7 +8,6 @@
 //! S_A (A → B) = the same with 03. Z_A, R_A always belong to the initiator.
 
 use super::field::Scalar;
-use super::point::Affine;
 use super::{ctime, declassify, ecmult, ecmult_const, ecmult_gen, random_scalar, PrivateKey, PublicKey};
 use crate::arith::{limbs_from_be, Limbs};
 pub use crate::kex::{KeyExchangeResult, Role};
@@ -73,7 +72,7 @@ impl KeyExchange {
         let z_peer = peer.z(peer_uid)?;
         let rl = Zeroizing::new(r.to_canonical());
         let generation = crate::rand::fork_generation();
-        let ephemeral = ecmult_gen::mul_g(&rl).to_affine().to_uncompressed();
+        let ephemeral = ecmult_gen::mul_g(&rl).to_affine_masked().0.to_uncompressed();
         declassify(&ephemeral);
         Ok(KeyExchange {
             role,
@@ -132,19 +131,18 @@ impl KeyExchange {
         self.r.zeroize();
         // Q = P_peer + x̄_peer·R_peer: public.
         let q = ecmult::mul_vartime(peer_r.point(), &x_bar(&px)).add_vartime(&self.peer.point().to_jacobian());
-        if bool::from(q.is_infinity()) {
-            return Err(Error::invalid("SM2 key exchange failed: peer's points sum to infinity"));
-        }
         // Q depends only on the peer's public points: variable-time inversion.
-        let q: Affine = q.to_affine_vartime();
+        let Some(q) = q.to_affine_vartime() else {
+            return Err(Error::invalid("SM2 key exchange failed: peer's points sum to infinity"));
+        };
         let mut tl = Zeroizing::new(t.to_canonical());
         t.zeroize();
         let u = ecmult_const::mul(&q, &tl);
         tl.zeroize();
-        if ctime::public_bool(u.is_infinity()) {
+        if ctime::public_bool(u.is_identity()) {
             return Err(Error::invalid("SM2 key exchange failed: shared point is infinity"));
         }
-        let mut u = u.to_affine();
+        let mut u = u.to_affine_masked().0;
         let mut xu = Zeroizing::new(u.x.to_be_bytes());
         let yu = Zeroizing::new(u.y.to_be_bytes());
         u.zeroize();

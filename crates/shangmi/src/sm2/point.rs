@@ -1,17 +1,23 @@
-//! Points of y² = x³ − 3x + b over Fp: affine and Jacobian coordinates.
+//! SM2's points: the shared [`crate::arith::curve`] types over SM2's Fp
+//! (y² = x³ − 3x + b), with what only SM2 needs.
 //!
-//! Jacobian (X, Y, Z) represents (X/Z², Y/Z³); Z = 0 is the point at
-//! infinity. Functions without `_vartime` run in constant time. Each
-//! formula is generic over the [`crate::arith::MulBackend`] and called
-//! through `with_mul!` once per operation.
+//! [`Affine`] and [`Jacobian`] are `curve::Affine<Fp>` and
+//! `curve::Jacobian<Fp>`: one point type for SM2 and SM9. Jacobian
+//! (X, Y, Z) represents (X/Z², Y/Z³); Z = 0 is the point at infinity.
+//! Functions without `_vartime` run in constant time. Each formula is
+//! generic over the [`crate::arith::MulBackend`] and called through
+//! `with_mul!` once per operation.
 //!
-//! Doubling and mixed addition are the shared formulas of
-//! [`crate::arith::curve`] (Fp is a [`CurveField`] with a = −3, products
-//! through the backend chosen once per operation); Fp overrides the
-//! doubling with SM2's own scaled kernel ([`double_scaled`], see
-//! [`CurveField::double_point`] below for why). The co-Z chain of odd
-//! multiples is shared too ([`curve::odd_multiples_coz_vartime`]); the
-//! affine + affine step that only SM2's comb uses stays here.
+//! Doubling and mixed addition are the shared formulas (Fp is a
+//! [`CurveField`] with a = −3); Fp overrides the doubling with SM2's own
+//! scaled kernel ([`double_scaled`], see [`CurveField::double_point`] below
+//! for why), which thereby reaches every caller of `Jacobian::double`. The
+//! co-Z chain of odd multiples is shared too
+//! ([`curve::odd_multiples_coz_vartime`]). What stays here: SM2's encodings
+//! and generator (inherent methods on the shared types), the affine + affine
+//! step and the no-select mixed addition of the comb and fixed-window
+//! multiplications, the full Jacobian addition for public points, and the
+//! batch conversions to affine.
 
 // Limb code indexes several arrays in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
@@ -21,62 +27,31 @@
 use super::field::{fp_half, sqrt_vartime, Fp, B_BYTES, GX_BYTES, GY_BYTES};
 use crate::arith::curve::{self, Coeff, CurveField};
 use crate::arith::{with_mul, MulBackend};
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
-use zeroize::Zeroize;
+use subtle::{Choice, ConditionallySelectable};
 
-/// An affine point, never the point at infinity.
-#[derive(Clone, Copy, Debug, Default)]
-// C layout: x then y, 64 bytes, which the AVX2 table scan relies on.
-#[repr(C)]
-pub struct Affine {
-    pub x: Fp,
-    pub y: Fp,
-}
+/// An SM2 point in affine coordinates: the shared [`curve::Affine`] over
+/// SM2's Fp (never the point at infinity; C layout x then y, 64 bytes,
+/// which the AVX2 table scan relies on).
+pub type Affine = curve::Affine<Fp>;
 
-/// A Jacobian point.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Jacobian {
-    pub x: Fp,
-    pub y: Fp,
-    pub z: Fp,
+/// An SM2 point in Jacobian coordinates: the shared [`curve::Jacobian`].
+pub type Jacobian = curve::Jacobian<Fp>;
+
+/// SM2's curve y² = x³ − 3x + b over Fp, for the shared checks
+/// ([`curve::Affine::is_on_curve`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Sm2Curve;
+
+impl curve::Curve for Sm2Curve {
+    type F = Fp;
+    fn b() -> Fp {
+        curve_b()
+    }
 }
 
 // SAFETY: repr(C) pair of Fp (each repr(transparent) over four u64), 64
 // bytes, no padding, every bit pattern a valid value.
 unsafe impl crate::arith::ScanEntry for Affine {}
-
-impl Zeroize for Affine {
-    fn zeroize(&mut self) {
-        self.x.zeroize();
-        self.y.zeroize();
-    }
-}
-
-impl Zeroize for Jacobian {
-    fn zeroize(&mut self) {
-        self.x.zeroize();
-        self.y.zeroize();
-        self.z.zeroize();
-    }
-}
-
-impl ConditionallySelectable for Affine {
-    #[inline(always)]
-    fn conditional_select(a: &Self, b: &Self, c: Choice) -> Self {
-        Affine { x: Fp::conditional_select(&a.x, &b.x, c), y: Fp::conditional_select(&a.y, &b.y, c) }
-    }
-}
-
-impl ConditionallySelectable for Jacobian {
-    #[inline(always)]
-    fn conditional_select(a: &Self, b: &Self, c: Choice) -> Self {
-        Jacobian {
-            x: Fp::conditional_select(&a.x, &b.x, c),
-            y: Fp::conditional_select(&a.y, &b.y, c),
-            z: Fp::conditional_select(&a.z, &b.z, c),
-        }
-    }
-}
 
 /// SM2's Fp as a coordinate field of the shared formulas (a = −3).
 impl CurveField for Fp {
@@ -130,36 +105,8 @@ impl CurveField for Fp {
     /// additions and no 8·Y⁴; the shared one measured slower here (the
     /// ratio is in bench/NOTES.md), and doublings dominate k·P and s·G + t·P.
     #[inline(always)]
-    fn double_point<B: MulBackend>(b: B, p: &curve::Jacobian<Self>) -> curve::Jacobian<Self> {
+    fn double_point<B: MulBackend>(b: B, p: &Jacobian) -> Jacobian {
         double_scaled(b, p)
-    }
-}
-
-impl From<Jacobian> for curve::Jacobian<Fp> {
-    #[inline(always)]
-    fn from(p: Jacobian) -> Self {
-        curve::Jacobian { x: p.x, y: p.y, z: p.z }
-    }
-}
-
-impl From<curve::Jacobian<Fp>> for Jacobian {
-    #[inline(always)]
-    fn from(p: curve::Jacobian<Fp>) -> Self {
-        Jacobian { x: p.x, y: p.y, z: p.z }
-    }
-}
-
-impl From<curve::Affine<Fp>> for Affine {
-    #[inline(always)]
-    fn from(p: curve::Affine<Fp>) -> Self {
-        Affine { x: p.x, y: p.y }
-    }
-}
-
-impl From<Affine> for curve::Affine<Fp> {
-    #[inline(always)]
-    fn from(p: Affine) -> Self {
-        curve::Affine { x: p.x, y: p.y }
     }
 }
 
@@ -169,16 +116,11 @@ pub fn curve_b() -> Fp {
     Fp::from_be_bytes(&B_BYTES).unwrap()
 }
 
-impl Affine {
+/// SM2-specific constructors and encodings of the shared affine type.
+impl curve::Affine<Fp> {
     /// The base point G.
     pub fn generator() -> Self {
         Affine { x: Fp::from_be_bytes(&GX_BYTES).unwrap(), y: Fp::from_be_bytes(&GY_BYTES).unwrap() }
-    }
-
-    /// y² == x³ − 3x + b.
-    pub fn is_on_curve(&self) -> Choice {
-        let rhs = self.x.square().sub(&Fp::ONE.double().add(&Fp::ONE)).mul(&self.x).add(&curve_b());
-        self.y.square().ct_eq(&rhs)
     }
 
     /// Decodes x‖y (each 32 bytes big-endian): coordinates < p and on the curve.
@@ -187,7 +129,7 @@ impl Affine {
         let xf = Option::<Fp>::from(Fp::from_be_bytes(x)).ok_or("x coordinate is not less than p")?;
         let yf = Option::<Fp>::from(Fp::from_be_bytes(y)).ok_or("y coordinate is not less than p")?;
         let p = Affine { x: xf, y: yf };
-        if bool::from(p.is_on_curve()) {
+        if bool::from(p.is_on_curve::<Sm2Curve>()) {
             Ok(p)
         } else {
             Err("point is not on the SM2 curve")
@@ -204,16 +146,6 @@ impl Affine {
         Ok(Affine { x: xf, y })
     }
 
-    /// (x, y, 1).
-    pub fn to_jacobian(&self) -> Jacobian {
-        Jacobian { x: self.x, y: self.y, z: Fp::ONE }
-    }
-
-    /// (x, −y).
-    pub fn neg(&self) -> Self {
-        Affine { x: self.x, y: self.y.neg() }
-    }
-
     /// 04‖x‖y.
     pub fn to_uncompressed(&self) -> [u8; 65] {
         let mut out = [0u8; 65];
@@ -224,51 +156,21 @@ impl Affine {
     }
 }
 
-impl Jacobian {
-    /// The point at infinity.
-    pub const INFINITY: Jacobian = Jacobian { x: Fp::ONE, y: Fp::ONE, z: Fp::ZERO };
-
-    /// Whether Z = 0 (constant time).
-    #[inline(always)]
-    pub fn is_infinity(&self) -> Choice {
-        self.z.is_zero()
-    }
-
-    /// 2·P with a = −3 (4M + 4S and 8 additions-class operations; see
-    /// [`double`]). Infinity maps to infinity.
-    #[inline]
-    pub fn double(&self) -> Jacobian {
-        with_mul!(|b| double(b, self))
-    }
-
+/// SM2's public-point addition on the shared Jacobian type.
+impl curve::Jacobian<Fp> {
     /// self + q for public points, every case handled by branching.
     pub fn add_vartime(&self, q: &Jacobian) -> Jacobian {
-        if bool::from(self.is_infinity()) {
+        if bool::from(self.is_identity()) {
             return *q;
         }
-        if bool::from(q.is_infinity()) {
+        if bool::from(q.is_identity()) {
             return *self;
         }
         let (sum, h0, r0) = with_mul!(|b| add_raw(b, self, q));
         if bool::from(h0) {
-            return if bool::from(r0) { self.double() } else { Jacobian::INFINITY };
+            return if bool::from(r0) { self.double() } else { Jacobian::IDENTITY };
         }
         sum
-    }
-
-    /// Affine form (constant-time inversion); `None`-like garbage (0, 0) for
-    /// infinity, which callers exclude or check via [`Self::is_infinity`].
-    pub fn to_affine(&self) -> Affine {
-        let zi = self.z.invert();
-        let zi2 = zi.square();
-        Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }
-    }
-
-    /// [`Self::to_affine`] for a public point (variable-time inversion).
-    pub fn to_affine_vartime(&self) -> Affine {
-        let zi = self.z.invert_vartime();
-        let zi2 = zi.square();
-        Affine { x: self.x.mul(&zi2), y: self.y.mul(&zi2).mul(&zi) }
     }
 }
 
@@ -281,8 +183,13 @@ impl Jacobian {
 /// (check: M'(S' − X3') = M(S − X3)/8). Same 4M + 4S, but 8 additions-class
 /// operations instead of 10: no 2Y, and 3/2·t = t + t/2 replaces 3t and
 /// the halving of 16Y⁴. Infinity (Z = 0) maps to Z3' = 0.
-#[inline]
-pub fn double_scaled<B: MulBackend>(b: B, p: &curve::Jacobian<Fp>) -> curve::Jacobian<Fp> {
+///
+/// Always inlined: called out of line, its result came back through memory
+/// written with 8-byte stores and was reloaded by the caller's chain with
+/// 16-byte loads, a store-forwarding stall on every doubling of verify's
+/// s·G + t·P chain (about 3% of a verify; 2026-12-06, AMD EPYC Zen 4).
+#[inline(always)]
+pub fn double_scaled<B: MulBackend>(b: B, p: &Jacobian) -> Jacobian {
     let zz = b.sqr(&p.z); // Z²
     let yy = b.sqr(&p.y); // Y²
     let z3 = b.mul(&p.y, &p.z); // YZ
@@ -293,13 +200,13 @@ pub fn double_scaled<B: MulBackend>(b: B, p: &curve::Jacobian<Fp>) -> curve::Jac
                          // 2S' is formed off the critical path (S' is ready long before M'²).
     let x3 = b.sqr(&m).sub(&s.double());
     let y3 = b.mul(&m, &s.sub(&x3)).sub(&y4);
-    curve::Jacobian { x: x3, y: y3, z: z3 }
+    Jacobian { x: x3, y: y3, z: z3 }
 }
 
 /// 2·p (see [`Jacobian::double`]): the shared doubling, i.e. Fp's kernel.
 #[inline(always)]
 pub fn double<B: MulBackend>(b: B, p: &Jacobian) -> Jacobian {
-    curve::Jacobian::from(*p).double_with(b).into()
+    double_scaled(b, p)
 }
 
 /// Mixed addition core (8M + 3S, the shared formula): returns the sum and
@@ -307,8 +214,7 @@ pub fn double<B: MulBackend>(b: B, p: &Jacobian) -> Jacobian {
 /// infinity.
 #[inline(always)]
 fn add_mixed_raw<B: MulBackend>(b: B, p: &Jacobian, q: &Affine) -> (Jacobian, Choice, Choice) {
-    let (sum, h0, r0) = Fp::add_mixed_point(b, &(*p).into(), &(*q).into());
-    (sum.into(), h0, r0)
+    Fp::add_mixed_point(b, p, q)
 }
 
 /// p + q in constant time, where q is ignored (treated as infinity) when
@@ -326,21 +232,24 @@ pub fn add_mixed_complete<B: MulBackend>(
     let (mut sum, h0, r0) = add_mixed_raw(b, p, q);
     if complete {
         let dbl = double(b, &q.to_jacobian());
-        sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !p.is_infinity());
+        sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !p.is_identity());
     }
-    let sum = Jacobian::conditional_select(&sum, &q.to_jacobian(), p.is_infinity());
+    let sum = Jacobian::conditional_select(&sum, &q.to_jacobian(), p.is_identity());
     Jacobian::conditional_select(&sum, p, q_is_zero)
 }
 
 /// p + q (affine) for public points, every case handled by branching.
 #[inline(always)]
 pub fn add_mixed_vartime<B: MulBackend>(b: B, p: &Jacobian, q: &Affine) -> Jacobian {
-    if bool::from(p.is_infinity()) {
+    if bool::from(p.is_identity()) {
         return q.to_jacobian();
     }
     let (sum, h0, r0) = add_mixed_raw(b, p, q);
     if bool::from(h0) {
-        return if bool::from(r0) { double(b, &q.to_jacobian()) } else { Jacobian::INFINITY };
+        // P == Q is rare: the out-of-line doubling keeps the inlined kernel
+        // out of the comb's loop (measured: prepared-key verify 1.5% slower
+        // with it inlined here).
+        return if bool::from(r0) { q.to_jacobian().double() } else { Jacobian::IDENTITY };
     }
     sum
 }
@@ -356,17 +265,10 @@ pub fn add_mixed<B: MulBackend>(b: B, p: &Jacobian, q: &Affine, complete: bool) 
     let (sum, h0, r0) = add_mixed_raw(b, p, q);
     if complete {
         // 2q from the affine q directly (4S + 2M, no multiplications by Z = 1).
-        let dbl = dblu_affine(b, q).0;
+        let dbl = curve::dblu_affine(b, q).0;
         return Jacobian::conditional_select(&sum, &dbl, h0 & r0);
     }
     sum
-}
-
-/// 2p and p sharing one Z: the shared [`curve::dblu_affine`] (a = −3).
-#[inline]
-pub fn dblu_affine<B: MulBackend>(b: B, p: &Affine) -> (Jacobian, Jacobian) {
-    let (two, one) = curve::dblu_affine(b, &curve::Affine::from(*p));
-    (two.into(), one.into())
 }
 
 /// p + q for affine p and q with p ≠ ±q (the caller proves it): the mixed
@@ -409,8 +311,8 @@ fn add_raw<B: MulBackend>(b: B, p: &Jacobian, q: &Jacobian) -> (Jacobian, Choice
 #[cfg(test)]
 pub fn add_complete<B: MulBackend>(b: B, p: &Jacobian, q: &Jacobian, complete: bool) -> Jacobian {
     let (mut sum, h0, r0) = add_raw(b, p, q);
-    let p_inf = p.is_infinity();
-    let q_inf = q.is_infinity();
+    let p_inf = p.is_identity();
+    let q_inf = q.is_identity();
     if complete {
         let dbl = double(b, p);
         sum = Jacobian::conditional_select(&sum, &dbl, h0 & r0 & !p_inf & !q_inf);

@@ -73,7 +73,7 @@ impl PublicKey {
             return Err(Error::InvalidSignature);
         }
         let q = ecmult::double_mul_vartime(&s, &t.to_canonical(), &self.inner.point, self.inner.table.as_ref());
-        if bool::from(q.is_infinity()) {
+        if bool::from(q.is_identity()) {
             return Err(Error::InvalidSignature);
         }
         // R = (e + x1) mod n == r ⇔ x1 ≡ r − e (mod n). x1 < p < 2n, so x1 is

@@ -19,7 +19,7 @@ fn scalar(k: &[u8; 32]) -> Result<Scalar> {
 pub fn sign_with_k(key: &PrivateKey, msg: &[u8], uid: &[u8], k: &[u8; 32]) -> Result<Signature> {
     let e = key.digest(msg, uid)?;
     let k = scalar(k)?;
-    let p = ecmult_gen::mul_g(&k.to_canonical()).to_affine();
+    let p = ecmult_gen::mul_g(&k.to_canonical()).to_affine_masked().0;
     let x1 = Scalar::from_limbs_reduce(&p.x.to_canonical());
     key.sign_finish(&e, &k, &x1).ok_or_else(|| Error::invalid("this k gives r = 0, r + k = n or s = 0"))
 }
@@ -76,10 +76,10 @@ pub fn mul_g_vartime(k: &[u8; 32]) -> Option<[u8; 65]> {
 }
 
 fn affine_bytes(j: &Jacobian) -> Option<[u8; 65]> {
-    if bool::from(j.is_infinity()) {
+    if bool::from(j.is_identity()) {
         None
     } else {
-        Some(j.to_affine().to_uncompressed())
+        Some(j.to_affine_masked().0.to_uncompressed())
     }
 }
 
@@ -129,7 +129,7 @@ fn fnn(a: &[u8; 32]) -> Scalar {
 /// point).
 pub fn double_chain(k: &[u8; 32], n: usize, shared: bool) -> [u8; 32] {
     use crate::arith::curve;
-    let mut p: curve::Jacobian<Fp> = ecmult_gen::mul_g(&limbs_from_be(k)).into();
+    let mut p: curve::Jacobian<Fp> = ecmult_gen::mul_g(&limbs_from_be(k));
     crate::arith::with_mul!(|b| {
         for _ in 0..n {
             p = if shared { curve::double_generic(b, &p) } else { super::point::double_scaled(b, &p) };
@@ -148,7 +148,7 @@ pub fn primitive_chains(k: &[u8; 32], n: usize, which: u8) -> u64 {
     let mut a = fp(k);
     let b = fp(&[0x77; 32]);
     let mut p: Jacobian = ecmult_gen::mul_g(&limbs_from_be(k));
-    let q = ecmult_gen::mul_g(&limbs_from_be(&[0x42; 32])).to_affine();
+    let q = ecmult_gen::mul_g(&limbs_from_be(&[0x42; 32])).to_affine_masked().0;
     crate::arith::with_mul!(|bk| {
         for _ in 0..n {
             match which {
@@ -159,7 +159,7 @@ pub fn primitive_chains(k: &[u8; 32], n: usize, which: u8) -> u64 {
             }
         }
     });
-    let x = p.to_affine().x.to_be_bytes();
+    let x = p.to_affine_masked().0.x.to_be_bytes();
     let y = a.to_be_bytes();
     u64::from_le_bytes(x[..8].try_into().unwrap_or([0; 8])) ^ u64::from_le_bytes(y[..8].try_into().unwrap_or([0; 8]))
 }

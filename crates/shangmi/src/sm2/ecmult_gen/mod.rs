@@ -120,7 +120,7 @@ impl CombTable {
         let mut digits = [(0u64, Choice::from(0)); 64];
         recode_odd(&k, self.w, self.windows, flip, &mut digits);
         with_mul!(|b| {
-            let mut acc = Jacobian::INFINITY;
+            let mut acc = Jacobian::IDENTITY;
             for (i, (idx, neg)) in digits.iter().enumerate().take(self.windows) {
                 let p = self.points[i * self.per + *idx as usize];
                 let p = if bool::from(*neg) { p.neg() } else { p };
