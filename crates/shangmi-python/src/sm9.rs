@@ -1,13 +1,14 @@
 //! SM9 master keys, user keys, signatures, encryption, KEM and key exchange.
 //!
-//! Thin wrappers over `shangmi::sm9` and its key files (`sm9::keyfile`):
+//! Thin wrappers over `shangmi::sm9` and its key files (`shangmi::encoding::sm9::keys`):
 //! conversion, GIL release (every call here does curve, pairing or PBKDF2
 //! work) and error mapping. Option names (`"der"`, `"c1c3c2"`, `"hmac-sm3"`,
 //! `"initiator"`) are parsed by the core's enums, which own their messages.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use shangmi::sm9::{self, SignatureEncoding};
+use shangmi::encoding::SignatureEncoding;
+use shangmi::sm9;
 use std::sync::Mutex;
 
 use crate::buffer::{batch, field, item_fields, Arg, Bytes, Name, Uint};
@@ -16,7 +17,7 @@ use crate::gil::lock;
 use crate::keys::opt_slice;
 
 fn hid(h: Uint<u32>) -> PyResult<u8> {
-    sm9::der::hid_from_u32(h.0).py_err()
+    sm9::hid_from_u32(h.0).py_err()
 }
 
 #[pyclass(name = "Sm9SignMasterPublicKey", module = "shangmi._native", frozen)]
@@ -557,7 +558,7 @@ fn sm9_verify_many<'py>(
 #[pyfunction]
 fn sm9_pairing<'py>(py: Python<'py>, p: Bytes<'_>, q: Bytes<'_>) -> PyResult<Bound<'py, PyBytes>> {
     let (p, q) = (p.as_slice(), q.as_slice());
-    let gt = py.detach(|| sm9::der::pairing_encoded(p, q)).py_err()?;
+    let gt = py.detach(|| sm9::pairing_encoded(p, q)).py_err()?;
     Ok(PyBytes::new(py, &gt))
 }
 

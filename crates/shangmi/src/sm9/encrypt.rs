@@ -126,7 +126,7 @@ fn assemble(opts: Options, c1: &[u8; 65], c3: &[u8; 32], c2: &[u8]) -> Vec<u8> {
     match opts.layout {
         Layout::C1C3C2 => [&c1[..], c3, c2].concat(),
         Layout::C1C2C3 => [&c1[..], c2, c3].concat(),
-        Layout::Der => crate::encoding::sm9::cipher_to_der(opts.cipher.en_type(), c1, c3, c2),
+        Layout::Der => crate::encoding::sm9::wire::cipher_to_der(opts.cipher.en_type(), c1, c3, c2),
     }
 }
 
@@ -157,7 +157,7 @@ fn split(ct: &[u8], opts: Options, c1len: usize) -> Result<(&[u8], &[u8], &[u8])
     let fail = Error::DecryptionFailed;
     match opts.layout {
         Layout::Der => {
-            let p = crate::encoding::sm9::cipher_from_der(ct).ok_or(fail.clone())?;
+            let p = crate::encoding::sm9::wire::cipher_from_der(ct).ok_or(fail.clone())?;
             if p.en_type != u64::from(opts.cipher.en_type()) {
                 return Err(fail);
             }

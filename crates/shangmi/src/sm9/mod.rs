@@ -4,10 +4,9 @@
 //! Layers, bottom up: [`fp`] (Fp, Scalar on `arith`), [`fp2`], [`fp4`], [`fp12`]
 //! (the standard's tower, so its byte order needs no conversion), the shared
 //! point formulas of [`crate::arith::curve`] (a = 0, over Fp and Fp2), [`g1`], [`g2`], [`pairing`] and
-//! [`final_exp`], then the schemes.
+//! [`final_exp`], then the schemes. Their formats (GmSSL's DER, key files, the
+//! option names) live in [`crate::encoding::sm9`].
 
-/// The SM9 formats, under the name the binding uses ([`crate::encoding::sm9`]).
-pub use crate::encoding::sm9 as der;
 pub mod enc;
 pub mod encrypt;
 pub mod final_exp;
@@ -22,17 +21,13 @@ pub mod glv;
 pub mod gt;
 pub mod hash;
 pub mod kex;
-/// The SM9 key files ([`crate::encoding::sm9::keys`]).
-pub use crate::encoding::sm9::keys as keyfile;
 pub mod pairing;
 pub mod sign;
 pub mod window;
 
-pub use crate::encoding::SignatureEncoding;
 pub use enc::{EncMasterKey, EncMasterPublicKey, EncPrivateKey, HID_ENC, HID_EXCH};
 pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
-pub use keyfile::{PEM_ENC_MASTER_PUBLIC_KEY, PEM_SIGN_MASTER_PUBLIC_KEY};
 pub use sign::{sign_many, verify_many, SignMasterKey, SignMasterPublicKey, SignPrivateKey, Signature, HID_SIGN};
 
 use pairing::G2Prepared;
@@ -179,6 +174,22 @@ pub mod testing {
     pub fn h2(msg: &[u8], w: &[u8]) -> [u8; 32] {
         hash::h2(msg, w).to_be_bytes()
     }
+}
+
+/// A hid given as a wider integer: one byte (0..=255) or [`Error::InvalidInput`].
+pub fn hid_from_u32(h: u32) -> crate::Result<u8> {
+    u8::try_from(h).map_err(|_| crate::Error::invalid(format!("hid must be one byte (0..255), got {h}")))
+}
+
+/// e(P, Q) on encoded points: P in G1 (04‖x‖y, x‖y or compressed) and Q in
+/// G2 (04‖x1‖x0‖y1‖y0 or the 128 bytes), both validated (Q also in the
+/// subgroup); the result in the 384-byte GT encoding that H2 and the KDF
+/// hash (GmSSL's and gmsm's order). Public inputs only (variable time is
+/// not a concern for them, but the pairing itself does not branch on them).
+pub fn pairing_encoded(p: &[u8], q: &[u8]) -> crate::Result<[u8; 384]> {
+    let p = g1::decode(p, "SM9 pairing P")?;
+    let q = g2::decode(q, "SM9 pairing Q")?;
+    Ok(pairing::pairing(&p, &q).to_bytes())
 }
 
 #[cfg(test)]

@@ -304,11 +304,11 @@ impl Signature {
 
     /// GmSSL's SEQUENCE { h OCTET STRING, S BIT STRING (04‖x‖y) }.
     pub fn to_der(&self) -> Vec<u8> {
-        crate::encoding::sm9::signature_to_der(&self.h, &g1::encode(&self.s))
+        crate::encoding::sm9::wire::signature_to_der(&self.h, &g1::encode(&self.s))
     }
 
     pub fn from_der(b: &[u8]) -> Result<Self> {
-        let (h, s) = crate::encoding::sm9::signature_from_der(b)?;
+        let (h, s) = crate::encoding::sm9::wire::signature_from_der(b)?;
         Ok(Signature { h, s: g1::decode(s, "SM9 signature S")? })
     }
 }
