@@ -11,7 +11,7 @@ process, so the runs alternate A B A B ... as whole processes of
 project's own bench, which times each row after a warm-up). For every row
 shangmi measured in both builds the table shows each build's best minimum
 and median of medians, and B's time over A's (below 1: B is faster). The
-rows' backend labels are left out of the match, so a renamed backend still
+rows' bracketed labels (the backend) are left out of the match, so a renamed one still
 pairs with its old name. Read ratios within about ±10% as noise on a shared
 machine.
 """
@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-LABEL = re.compile(r"\s*\[backend [^\]]*\]")
+LABEL = re.compile(r"\s*\[[^\]]*\]")
 
 
 def run(python: str, algs: list[str], out: Path) -> dict[str, tuple[float, float]]:
