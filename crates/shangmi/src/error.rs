@@ -24,6 +24,13 @@ pub enum Error {
     InvalidCertificate(String),
     /// A streaming object was used after it was finalized.
     AlreadyFinalized,
+    /// A secure-channel protocol failure (TLCP): malformed or unexpected
+    /// messages, a bad record MAC, an alert received; the message names it.
+    Tls(String),
+    /// A peer's certificates were refused during a handshake; the message
+    /// names what failed (untrusted issuer, expired, host name mismatch,
+    /// key usage, ...).
+    CertificateVerify(String),
 }
 
 /// Shorthand for results carrying an [`Error`].
@@ -47,7 +54,9 @@ impl fmt::Display for Error {
             Error::InvalidInput(m)
             | Error::InvalidKey(m)
             | Error::InvalidSignatureHint(m)
-            | Error::InvalidCertificate(m) => f.write_str(m),
+            | Error::InvalidCertificate(m)
+            | Error::Tls(m)
+            | Error::CertificateVerify(m) => f.write_str(m),
             Error::InvalidTag => f.write_str("authentication tag does not match"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::DecryptionFailed => f.write_str("decryption failed"),

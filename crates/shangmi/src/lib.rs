@@ -24,6 +24,7 @@ pub mod sm2;
 pub mod sm3;
 pub mod sm4;
 pub mod sm9;
+pub mod tls;
 pub mod x509;
 pub mod zuc;
 

@@ -101,11 +101,23 @@ fn kdf_xor(x2y2: &[u8; 64], input: &[u8], encrypting: bool) -> (Vec<u8>, [u8; 32
 impl PublicKey {
     /// Encrypts `plaintext` (at least one byte) with a fresh random k.
     pub fn encrypt(&self, plaintext: &[u8]) -> Result<Ciphertext> {
+        self.encrypt_from(plaintext, &mut |b| crate::rand::buffered_key_bytes(b))
+    }
+
+    /// [`Self::encrypt`] with k and the blinding factor drawn from
+    /// `source` (64 bytes per draw, rejection sampled as in
+    /// [`nonce::os_pair`]): for a protocol engine that takes every random
+    /// byte from one generator.
+    pub(crate) fn encrypt_from(
+        &self,
+        plaintext: &[u8],
+        source: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<Ciphertext> {
         if plaintext.is_empty() {
             return Err(Error::invalid("SM2 plaintext must not be empty"));
         }
         loop {
-            let (k, beta) = nonce::os_pair()?;
+            let (k, beta) = nonce::pair_from(source)?;
             if let Some(ct) = self.encrypt_with_k(plaintext, &k, &beta) {
                 return Ok(ct);
             }

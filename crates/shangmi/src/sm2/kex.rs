@@ -60,6 +60,27 @@ impl KeyExchange {
         Self::with_ephemeral(role, own, own_uid, peer, peer_uid, r)
     }
 
+    /// [`Self::new`] with the ephemeral drawn from `source` (64 bytes
+    /// reduced mod n, redrawn if zero).
+    pub(crate) fn new_from(
+        role: Role,
+        own: &PrivateKey,
+        own_uid: &[u8],
+        peer: &PublicKey,
+        peer_uid: &[u8],
+        source: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<Self> {
+        let r = loop {
+            let mut wide = Zeroizing::new([0u8; 64]);
+            source(&mut wide[..])?;
+            let k = Scalar::from_be_wide(&wide);
+            if !ctime::public_bool(k.is_zero()) {
+                break k;
+            }
+        };
+        Self::with_ephemeral(role, own, own_uid, peer, peer_uid, r)
+    }
+
     pub(crate) fn with_ephemeral(
         role: Role,
         own: &PrivateKey,

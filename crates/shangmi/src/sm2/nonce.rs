@@ -82,8 +82,23 @@ impl NonceKey {
     /// A signing nonce k ∈ [1, n−1] and blinding factor β ∈ [1, p−1] for
     /// digest `e` (see the module notes).
     pub(crate) fn sign_pair(&self, e: &[u8; 32]) -> Result<(Scalar, Fp)> {
+        self.sign_pair_seeded(e, &mut |s| {
+            s.copy_from_slice(&buffered_seed()?[..]);
+            Ok(())
+        })
+    }
+
+    /// [`Self::sign_pair`] with the 16-byte seeds drawn from `seed_source`
+    /// instead of the OS buffer (a protocol engine that must take every
+    /// random byte from one generator).
+    pub(crate) fn sign_pair_seeded(
+        &self,
+        e: &[u8; 32],
+        seed_source: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<(Scalar, Fp)> {
         loop {
-            let seed = buffered_seed()?;
+            let mut seed = Zeroizing::new([0u8; 16]);
+            seed_source(&mut seed[..])?;
             let kb = self.derive(&seed, e, TAG_SIGN, 1);
             let bb = self.derive(&seed, e, TAG_SIGN, 2);
             if let Some(pair) = pair_in_range(&kb, &bb) {
@@ -132,10 +147,16 @@ fn pair_in_range(kb: &[u8; 32], bb: &[u8; 32]) -> Option<(Scalar, Fp)> {
 /// duplicated by `fork` could repeat k for different plaintexts: the bytes
 /// come from [`crate::rand::buffered_key_bytes`], which never hands out
 /// bytes filled in another process.
+#[cfg(any(test, feature = "test-hooks", feature = "ctime"))]
 pub(crate) fn os_pair() -> Result<(Scalar, Fp)> {
+    pair_from(&mut |b| crate::rand::buffered_key_bytes(b))
+}
+
+/// [`os_pair`] with the 64-byte draws taken from `source`.
+pub(crate) fn pair_from(source: &mut dyn FnMut(&mut [u8]) -> Result<()>) -> Result<(Scalar, Fp)> {
     loop {
         let mut buf = Zeroizing::new([0u8; 64]);
-        crate::rand::buffered_key_bytes(&mut buf[..])?;
+        source(&mut buf[..])?;
         let mut kb = Zeroizing::new([0u8; 32]);
         let mut bb = Zeroizing::new([0u8; 32]);
         kb.copy_from_slice(&buf[..32]);

@@ -1,0 +1,168 @@
+//! Client and server configuration, the server's session cache and the
+//! client's resumable sessions.
+
+use super::suites::CipherSuite;
+use crate::tls::{Identity, VerifyMode};
+use crate::x509::Certificate;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use zeroize::Zeroizing;
+
+/// A client's configuration (share one `Arc` between connections).
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Suites offered, in preference order.
+    pub suites: Vec<CipherSuite>,
+    /// Trust anchors for the server's certificates.
+    pub roots: Vec<Certificate>,
+    /// Default [`VerifyMode::Required`].
+    pub verify_mode: VerifyMode,
+    /// Check the server name against the signing certificate (default true;
+    /// only when a server name is given and certificates are validated).
+    pub check_hostname: bool,
+    /// The client's signing certificate and key (sent when asked).
+    pub sign_identity: Option<Identity>,
+    /// The client's encryption certificate and key (ECDHE suites need it).
+    pub enc_identity: Option<Identity>,
+    /// The SM2 user ID certificate signatures are checked with; `None`
+    /// accepts both deployed conventions (GM/T 0009's default ID and the
+    /// empty ID).
+    pub sm2_id: Option<Vec<u8>>,
+    /// Unix seconds at which validity is checked; `None` = the system clock.
+    pub now: Option<i64>,
+}
+
+impl ClientConfig {
+    /// Every suite, no roots, [`VerifyMode::Required`], host names checked.
+    pub fn new() -> Self {
+        ClientConfig {
+            suites: CipherSuite::ALL.to_vec(),
+            roots: Vec::new(),
+            verify_mode: VerifyMode::Required,
+            check_hostname: true,
+            sign_identity: None,
+            enc_identity: None,
+            sm2_id: None,
+            now: None,
+        }
+    }
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A server's configuration (share one `Arc` between connections).
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Suites accepted, in the server's preference order (the server picks
+    /// its most preferred suite the client offers).
+    pub suites: Vec<CipherSuite>,
+    /// The signing certificate (leaf first, then its chain) and key.
+    pub sign_identity: Identity,
+    /// The encryption certificate (leaf first) and key.
+    pub enc_identity: Identity,
+    /// Trust anchors for client certificates.
+    pub roots: Vec<Certificate>,
+    /// Default [`VerifyMode::None`] (no CertificateRequest in ECC suites).
+    pub verify_mode: VerifyMode,
+    /// Session-ID resumption.
+    pub session_cache: Arc<SessionCache>,
+    /// Unix seconds at which validity is checked; `None` = the system clock.
+    pub now: Option<i64>,
+}
+
+impl ServerConfig {
+    /// Every suite, no client certificates, a cache of 256 sessions.
+    pub fn new(sign: Identity, enc: Identity) -> Self {
+        ServerConfig {
+            suites: CipherSuite::ALL.to_vec(),
+            sign_identity: sign,
+            enc_identity: enc,
+            roots: Vec::new(),
+            verify_mode: VerifyMode::None,
+            session_cache: Arc::new(SessionCache::new(256)),
+            now: None,
+        }
+    }
+}
+
+/// What resumption needs: the session ID, master secret (wiped on drop),
+/// suite, and the peer's certificates as first received.
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) id: Vec<u8>,
+    pub(crate) master: Zeroizing<[u8; 48]>,
+    pub(crate) suite: CipherSuite,
+    pub(crate) peer_certificates: Vec<Certificate>,
+    pub(crate) server_name: Option<String>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("suite", &self.suite).field("id_len", &self.id.len()).finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// The session ID (1 to 32 bytes).
+    pub fn id(&self) -> &[u8] {
+        &self.id
+    }
+
+    /// The suite the session was made with.
+    pub fn cipher_suite(&self) -> CipherSuite {
+        self.suite
+    }
+}
+
+/// A server's bounded cache of sessions by ID (oldest evicted first);
+/// shared between threads.
+#[derive(Debug)]
+pub struct SessionCache {
+    capacity: usize,
+    inner: Mutex<CacheInner>,
+}
+
+#[derive(Debug, Default)]
+struct CacheInner {
+    map: HashMap<Vec<u8>, Session>,
+    order: VecDeque<Vec<u8>>,
+}
+
+impl SessionCache {
+    /// A cache holding at most `capacity` sessions (0 disables resumption).
+    pub fn new(capacity: usize) -> Self {
+        SessionCache { capacity, inner: Mutex::new(CacheInner::default()) }
+    }
+
+    /// Sessions held now.
+    pub fn len(&self) -> usize {
+        self.inner.lock().map(|g| g.map.len()).unwrap_or(0)
+    }
+
+    /// No sessions held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn put(&self, s: Session) {
+        if self.capacity == 0 {
+            return;
+        }
+        let Ok(mut g) = self.inner.lock() else { return };
+        if g.map.insert(s.id.clone(), s.clone()).is_none() {
+            g.order.push_back(s.id);
+        }
+        while g.map.len() > self.capacity {
+            let Some(old) = g.order.pop_front() else { break };
+            g.map.remove(&old);
+        }
+    }
+
+    pub(crate) fn get(&self, id: &[u8]) -> Option<Session> {
+        self.inner.lock().ok()?.map.get(id).cloned()
+    }
+}
