@@ -5,6 +5,7 @@
 //! the four ShangMi cipher suites. What every protocol engine shares lives
 //! here: [`Protocol`], [`VerifyMode`] and [`Identity`].
 
+mod names;
 pub mod tlcp;
 
 pub use tlcp::{CipherSuite, ClientConfig, Connection, ServerConfig, Session, SessionCache};
