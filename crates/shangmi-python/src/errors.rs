@@ -15,6 +15,8 @@ pyo3::import_exception!(shangmi.exceptions, InvalidSignature);
 pyo3::import_exception!(shangmi.exceptions, DecryptionError);
 pyo3::import_exception!(shangmi.exceptions, AlreadyFinalized);
 pyo3::import_exception!(shangmi.exceptions, InvalidCertificate);
+pyo3::import_exception!(shangmi.exceptions, TLSError);
+pyo3::import_exception!(shangmi.exceptions, CertificateVerifyError);
 
 /// Python spellings of the options the core's messages name in words: the
 /// core speaks no host language, and this table is the one place where a
@@ -31,6 +33,7 @@ const PYTHON_ADVICE: &[(&str, &str)] = &[
     ("needs cA true", "needs ca=True"),
     ("give a uid", "pass uid="),
     ("raise the iteration cap to ", "pass max_iterations="),
+    ("needs a signing identity and an encryption identity", "needs load_cert_chain() and load_enc_cert_chain()"),
 ];
 
 /// The core's message with the Python advice of [`PYTHON_ADVICE`].
@@ -56,6 +59,8 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         Error::DecryptionFailed => DecryptionError::new_err(text),
         Error::AlreadyFinalized => AlreadyFinalized::new_err(text),
         Error::InvalidCertificate(_) => InvalidCertificate::new_err(text),
+        Error::Tls(_) => TLSError::new_err(text),
+        Error::CertificateVerify(_) => CertificateVerifyError::new_err(text),
     }
 }
 

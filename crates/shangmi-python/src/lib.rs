@@ -44,6 +44,7 @@ mod sm2;
 mod sm3;
 mod sm4;
 mod sm9;
+mod tls;
 mod x509;
 mod zuc;
 
@@ -59,5 +60,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     x509::register(m)?;
     cms::register(m)?;
     sm9::register(m)?;
+    tls::register(m)?;
     Ok(())
 }

@@ -133,6 +133,13 @@ pub(crate) struct Sm2PrivateKey {
     inner: sm2::PrivateKey,
 }
 
+impl Sm2PrivateKey {
+    /// The core key, for other bindings that take one (the channel engines).
+    pub(crate) fn inner(&self) -> &sm2::PrivateKey {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl Sm2PrivateKey {
     #[staticmethod]
