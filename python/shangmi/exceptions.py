@@ -12,6 +12,8 @@ them from here once (``import_exception!``), so there is one hierarchy.
 
 from __future__ import annotations
 
+import ssl as _ssl
+
 __all__ = [
     "ShangmiError",
     "InvalidInputError",
@@ -24,6 +26,10 @@ __all__ = [
     "AlreadyFinalized",
     "NotYetFinalized",
     "ExtensionNotFound",
+    "TLSError",
+    "CertificateVerifyError",
+    "TLSWantReadError",
+    "TLSWantWriteError",
 ]
 
 
@@ -85,3 +91,34 @@ class ExtensionNotFound(ShangmiError, KeyError):
     """A certificate, request or CRL has no extension of the kind asked for
     (pyca's name; also a :class:`KeyError`, which is what earlier versions
     raised)."""
+
+
+class TLSError(ShangmiError, _ssl.SSLError):
+    """A TLCP or TLS channel failed: a protocol error, a record that did not
+    authenticate, an alert from the peer ("received fatal alert: ...").
+    Also an :class:`ssl.SSLError`, so code written for ``ssl`` (asyncio,
+    HTTP clients) handles it as it handles theirs."""
+
+    __str__ = Exception.__str__
+
+
+class CertificateVerifyError(TLSError, _ssl.SSLCertVerificationError):
+    """The peer's certificates were refused; the message names what failed
+    (untrusted issuer, expired, host name mismatch, key usage, ...). Also an
+    :class:`ssl.SSLCertVerificationError` (so a :class:`ValueError`)."""
+
+    __str__ = Exception.__str__
+
+
+class TLSWantReadError(TLSError, _ssl.SSLWantReadError):
+    """A non-blocking channel needs bytes from the network before it can go
+    on (as :class:`ssl.SSLWantReadError`): retry when the socket is readable."""
+
+    __str__ = Exception.__str__
+
+
+class TLSWantWriteError(TLSError, _ssl.SSLWantWriteError):
+    """A non-blocking channel has bytes for the network it could not send yet
+    (as :class:`ssl.SSLWantWriteError`): retry when the socket is writable."""
+
+    __str__ = Exception.__str__
