@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from shangmi import __version__
-from shangmi.cli import bench, cms, sm2, sm3, sm4, sm9, x509, zuc
+from shangmi.cli import bench, cms, sm2, sm3, sm4, sm9, tls, x509, zuc
 from shangmi.exceptions import ShangmiError
 
 __all__ = ["main"]
@@ -24,11 +24,11 @@ class CliError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="shangmi",
-        description="SM2, SM3, SM4, SM9 and ZUC from the command line.",
+        description="SM2, SM3, SM4, SM9, ZUC, certificates and TLCP channels from the command line.",
     )
     parser.add_argument("--version", action="version", version=f"shangmi {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (sm2, sm3, sm4, sm9, zuc, x509, cms, bench):
+    for module in (sm2, sm3, sm4, sm9, zuc, x509, cms, tls, bench):
         module.register(sub)
     return parser
 
