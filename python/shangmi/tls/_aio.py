@@ -26,7 +26,7 @@ async def open_connection(
     after the handshake. ``server_hostname`` defaults to ``host``."""
     _check(context)
     return await asyncio.open_connection(
-        host, port, ssl=context, server_hostname=server_hostname or host, **kwargs  # type: ignore[arg-type]
+        host, port, ssl=context, server_hostname=server_hostname or host, **kwargs
     )
 
 
@@ -37,4 +37,4 @@ async def start_server(
     certificates): ``client_connected_cb(reader, writer)`` per connection,
     after its handshake."""
     _check(context)
-    return await asyncio.start_server(client_connected_cb, host, port, ssl=context, **kwargs)  # type: ignore[arg-type]
+    return await asyncio.start_server(client_connected_cb, host, port, ssl=context, **kwargs)

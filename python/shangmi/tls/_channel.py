@@ -53,7 +53,7 @@ def peercert_dict(cert: x509.Certificate) -> dict[str, Any]:
         "notAfter": _ssl_time(cert.not_valid_after_utc),
     }
     try:
-        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        san: Any = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except ExtensionNotFound:
         san = None
     if san is not None:

@@ -53,7 +53,7 @@ def _read(path: PathLike, what: str) -> bytes:
 
 def _pem_blocks(data: bytes) -> list[tuple[str, bytes]]:
     """The ``-----BEGIN X-----`` blocks of a PEM file, as (label, block)."""
-    blocks = []
+    blocks: list[tuple[str, bytes]] = []
     pos = 0
     while True:
         start = data.find(b"-----BEGIN ", pos)
@@ -73,7 +73,7 @@ def _pem_blocks(data: bytes) -> list[tuple[str, bytes]]:
 
 def _password_bytes(password: Password) -> bytes | bytearray | str | None:
     if callable(password):
-        return password()  # type: ignore[no-any-return]
+        return password()
     return password
 
 
@@ -129,8 +129,9 @@ class TLSContext:
         self._enc: tuple[list[x509.Certificate], sm2.PrivateKey] | None = None
         self._ciphers: list[str] | None = None
         self.session_cache_size = 1024
-        self._client: object | None = None
-        self._server: object | None = None
+        self._client: _native.TlsClientConfig | None = None
+        self._server: _native.TlsServerConfig | None = None
+        self._alpn: list[str] = []
 
     # -- settings --------------------------------------------------------
 
@@ -182,7 +183,7 @@ class TLSContext:
             except OSError as e:
                 raise InvalidInputError(f"capath: cannot list {os.fsdecode(capath)!r}: {e.strerror or e}") from None
             for name in names:
-                path = os.path.join(os.fsdecode(capath), os.fsdecode(name))
+                path = os.path.join(os.fsdecode(capath), os.fsdecode(name))  # type: ignore[arg-type]
                 if os.path.isfile(path):
                     roots += _certs_of(_read(path, "capath"))
         if cadata is not None:
@@ -267,13 +268,15 @@ class TLSContext:
         self._server = None
 
     @staticmethod
-    def _identity(ident: tuple[list[x509.Certificate], sm2.PrivateKey] | None) -> tuple[list[bytes] | None, object | None]:
+    def _identity(
+        ident: tuple[list[x509.Certificate], sm2.PrivateKey] | None,
+    ) -> tuple[list[bytes] | None, _native.Sm2PrivateKey | None]:
         if ident is None:
             return None, None
         chain, key = ident
         return [c.to_der() for c in chain], key._key
 
-    def _connection(self, server_side: bool, server_hostname: str | None, session: object | None) -> object:
+    def _connection(self, server_side: bool, server_hostname: str | None, session: object | None) -> _native.TlsConnection:
         roots = [c.to_der() for c in self._roots]
         if server_side:
             if self._server is None:
@@ -293,4 +296,6 @@ class TLSContext:
                 self._protocol, self._ciphers, sign_chain, sign_key, enc_chain, enc_key, roots,
                 int(self._verify_mode), self._check_hostname,
             )
-        return _native.TlsConnection.client(self._client, server_hostname, getattr(session, "_native", session))
+        if session is not None and not isinstance(session, _native.TlsSession):
+            raise ShangmiTypeError(f"session: expected the session of an earlier connection, got {type(session).__name__}")
+        return _native.TlsConnection.client(self._client, server_hostname, session)

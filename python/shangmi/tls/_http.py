@@ -59,7 +59,7 @@ def _requests_adapter_class() -> type:
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("RequestsAdapter needs requests: pip install 'shangmi[http]'") from e
 
-    class RequestsAdapter(HTTPAdapter):  # type: ignore[misc]
+    class RequestsAdapter(HTTPAdapter):
         """A ``requests`` transport adapter that speaks TLCP with ``context``::
 
             session = requests.Session()
@@ -82,7 +82,7 @@ def _requests_adapter_class() -> type:
         def __getstate__(self) -> dict[str, Any]:
             state = super().__getstate__()
             state["_tls_view"] = self._tls_view
-            return state  # type: ignore[no-any-return]
+            return state
 
     return RequestsAdapter
 

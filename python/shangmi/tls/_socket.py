@@ -25,6 +25,11 @@ class TLSSocket(_socket.socket):
 
     _ch: Channel
     _out: bytes
+    _do_handshake_on_connect: bool
+    suppress_ragged_eofs: bool
+    _eof: bool
+    _closed_notify: bool
+    _connected: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise ShangmiTypeError(f"{type(self).__name__} has no public constructor; use TLSContext.wrap_socket()")
@@ -228,7 +233,7 @@ class TLSSocket(_socket.socket):
         plain.settimeout(self.gettimeout())
         return plain
 
-    def _real_close(self) -> None:  # type: ignore[override]
+    def _real_close(self) -> None:
         # close_notify on the way out, best effort and without waiting: a
         # peer that stopped reading must not hang close().
         ch = getattr(self, "_ch", None)
@@ -244,7 +249,7 @@ class TLSSocket(_socket.socket):
                 pass
         _socket.socket._real_close(self)  # type: ignore[attr-defined]
 
-    def dup(self) -> _socket.socket:
+    def dup(self) -> TLSSocket:
         raise NotImplementedError(f"Can't dup() {type(self).__name__} instances")
 
     # -- descriptions ----------------------------------------------------
