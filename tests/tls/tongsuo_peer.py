@@ -71,6 +71,7 @@ SSL_ERROR_SYSCALL = 5
 SSL_ERROR_ZERO_RETURN = 6
 BIO_CTRL_INFO = 3
 X509_V_OK = 0
+SSL_OP_NO_TICKET = 0x00004000
 
 
 class TongsuoError(Exception):
@@ -127,6 +128,7 @@ def _lib() -> ctypes.CDLL:
             "SSL_CTX_set_verify": ([c_void_p, c_int, c_void_p], None),
             "SSL_CTX_set_verify_depth": ([c_void_p, c_int], None),
             "SSL_CTX_ctrl": ([c_void_p, c_int, c_long, c_void_p], c_long),
+            "SSL_CTX_set_options": ([c_void_p, c_ulong], c_ulong),
             "SSL_CTX_set_session_id_context": ([c_void_p, c_char_p, c_uint], c_int),
             "SSL_load_client_CA_file": ([c_char_p], c_void_p),
             "SSL_CTX_set_client_CA_list": ([c_void_p, c_void_p], None),
@@ -212,13 +214,15 @@ class CertSet:
     """The files one TLCP side presents: signing and encryption pairs plus intermediates.
 
     ``chain`` files hold intermediates only (they are sent after sign and enc
-    certificates).  Keys must be unencrypted PEM.
+    certificates).  Keys must be unencrypted PEM.  ``enc_cert``/``enc_key``
+    None: a client with a signing certificate only (it then sends a single
+    certificate chain, which is what GmSSL's tlcp_server expects for ECC).
     """
 
     sign_cert: Path
     sign_key: Path
-    enc_cert: Path
-    enc_key: Path
+    enc_cert: Path | None
+    enc_key: Path | None
     chain: tuple[Path, ...] = ()
 
     @classmethod
@@ -241,6 +245,7 @@ def _new_ctx(
     ca: str | os.PathLike[str] | None,
     verify_mode: int,
     client_ca_list: bool = False,
+    tickets: bool = True,
 ) -> int:
     lib = _lib()
     lib.ERR_clear_error()
@@ -248,6 +253,8 @@ def _new_ctx(
     _check(bool(ctx), "SSL_CTX_new(NTLS_method())")
     try:
         lib.SSL_CTX_enable_ntls(ctx)
+        if not tickets:
+            lib.SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET)
         names = [suite] if isinstance(suite, str) else list(suite)
         cipher_list = ":".join(suite_name(s) for s in names).encode()
         _check(lib.SSL_CTX_set_cipher_list(ctx, cipher_list) == 1, f"set_cipher_list {cipher_list!r}")
@@ -255,8 +262,9 @@ def _new_ctx(
             pem = SSL_FILETYPE_PEM
             _check(lib.SSL_CTX_use_sign_certificate_file(ctx, os.fsencode(certs.sign_cert), pem) == 1, "sign cert")
             _check(lib.SSL_CTX_use_sign_PrivateKey_file(ctx, os.fsencode(certs.sign_key), pem) == 1, "sign key")
-            _check(lib.SSL_CTX_use_enc_certificate_file(ctx, os.fsencode(certs.enc_cert), pem) == 1, "enc cert")
-            _check(lib.SSL_CTX_use_enc_PrivateKey_file(ctx, os.fsencode(certs.enc_key), pem) == 1, "enc key")
+            if certs.enc_cert is not None and certs.enc_key is not None:
+                _check(lib.SSL_CTX_use_enc_certificate_file(ctx, os.fsencode(certs.enc_cert), pem) == 1, "enc cert")
+                _check(lib.SSL_CTX_use_enc_PrivateKey_file(ctx, os.fsencode(certs.enc_key), pem) == 1, "enc key")
             for chain_file in certs.chain:
                 for x in _read_pem_certs(chain_file):
                     # On success the context owns x.
@@ -291,8 +299,10 @@ def _io_error(ssl: int, rc: int, what: str) -> TongsuoError:
     err = lib.SSL_get_error(ssl, rc)
     detail = _errors()
     if err == SSL_ERROR_SYSCALL and not detail:
-        e = ctypes.get_errno()
-        detail = "unexpected EOF or timeout" + (f" (errno {e})" if e else "")
+        detail = "connection closed by the peer without an alert (or timed out)"
+    elif err in (SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE) and not detail:
+        # A blocking socket with SO_RCVTIMEO/SO_SNDTIMEO: the kernel timeout fired.
+        detail = "timed out waiting for the peer (it sent nothing, e.g. dropped the connection silently)"
     return TongsuoError(f"{what}: SSL_get_error={err}{': ' + detail if detail else ''}")
 
 
@@ -429,6 +439,7 @@ def tongsuo_client(
     check_hostname: str | None = None,
     expect: int | None = None,
     session: TongsuoSession | None = None,
+    tickets: bool = True,
     timeout: float = 10.0,
     check: bool = True,
 ) -> ClientResult:
@@ -442,6 +453,8 @@ def tongsuo_client(
     before closing; default ``len(send)`` (an echo) unless ``send`` starts
     with an HTTP method, then until the server closes.  ``session``: resume
     that session (``result.session_reused`` tells whether the server agreed).
+    ``tickets=False`` drops the session_ticket extension Tongsuo sends by
+    default (GmSSL's tlcp_server silently drops a ClientHello carrying it).
     Returns a :class:`ClientResult`; raises :class:`TongsuoError` on failure
     when ``check`` (default), else returns ``ok=False`` with ``error``.
     """
@@ -450,7 +463,7 @@ def tongsuo_client(
     ctx = ssl = None
     sock: socket.socket | None = None
     try:
-        ctx = _new_ctx(suite, client_certs, ca, SSL_VERIFY_PEER if verify else SSL_VERIFY_NONE)
+        ctx = _new_ctx(suite, client_certs, ca, SSL_VERIFY_PEER if verify else SSL_VERIFY_NONE, tickets=tickets)
         sock = socket.create_connection((host, port), timeout=timeout)
         _set_timeouts(sock, timeout)
         ssl = lib.SSL_new(ctx)
@@ -535,9 +548,13 @@ class TongsuoServer:
     ``chain.pem``, ``root-ca.pem``) or pass ``certs=CertSet(...)``.
     ``client_auth``: False (no CertificateRequest), True (require a client
     certificate verifying against ``ca``, default ``cert_dir/root-ca.pem``),
-    or ``"optional"``.  ``mode``: ``"auto"`` answers an HTTP request with a
+    or ``"optional"``.  ``ca`` defaults to ``cert_dir/root-ca.pem`` when it exists.  ``mode``: ``"auto"`` answers an HTTP request with a
     small HTTP/1.0 response (then closes) and echoes anything else until the
     client closes; ``"echo"``/``"http"`` force one behaviour.
+    ``client_ca_list`` (default: when ``ca`` is known) sends ``ca``'s subject
+    as the CertificateRequest's certificate_authorities; GmSSL's client
+    refuses a CertificateRequest without its issuer there.  Tongsuo sends a
+    CertificateRequest for ECDHE suites even when ``client_auth`` is False.
     Each connection's outcome is appended to ``records``.  Use as a context
     manager or call :meth:`start`/:meth:`stop`.
     """
@@ -554,13 +571,15 @@ class TongsuoServer:
         mode: str = "auto",
         http_body: bytes = b"hello from tongsuo tlcp\n",
         host: str = "127.0.0.1",
+        tickets: bool = True,
+        client_ca_list: bool | None = None,
         timeout: float = 10.0,
     ) -> None:
         if certs is None:
             if cert_dir is None:
                 raise ValueError("give cert_dir or certs")
             certs = CertSet.from_dir(cert_dir, "server")
-        if ca is None and cert_dir is not None and client_auth:
+        if ca is None and cert_dir is not None and (Path(cert_dir) / "root-ca.pem").exists():
             ca = Path(cert_dir) / "root-ca.pem"
         if mode not in ("auto", "echo", "http"):
             raise ValueError(f"mode must be auto, echo or http, not {mode!r}")
@@ -578,7 +597,9 @@ class TongsuoServer:
             verify = SSL_VERIFY_NONE
         else:
             raise ValueError(f"client_auth must be True, False or 'optional', not {client_auth!r}")
-        self._ctx: int | None = _new_ctx(suite, certs, ca, verify, client_ca_list=bool(client_auth))
+        if client_ca_list is None:
+            client_ca_list = ca is not None
+        self._ctx: int | None = _new_ctx(suite, certs, ca, verify, client_ca_list=client_ca_list, tickets=tickets)
         ok = _lib().SSL_CTX_set_session_id_context(self._ctx, b"shangmi-tests", 13)
         _check(ok == 1, "set_session_id_context")
         self._listen = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
