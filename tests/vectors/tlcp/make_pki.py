@@ -15,7 +15,7 @@ PBKDF2-HMAC-SM3, SM4-CBC) by a small C program linked against GmSSL's
 library (``--gmssl-prefix``), plus the bundles GmSSL's ``tlcp_server`` and
 ``tlcp_client`` take (sign cert + enc cert + chain; sign key + enc key).
 
-Usage: python make_pki.py [--out DIR] [--gmssl-prefix /work/peers/gmssl]
+Usage: python make_pki.py [--out DIR] [--gmssl-prefix PREFIX] [--gmssl-only]
 Needs: pip install tongsuopy
 """
 
