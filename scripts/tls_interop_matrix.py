@@ -26,20 +26,18 @@ import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "tls"))
 
+import peer_cli as pc  # noqa: E402
 import tongsuo_peer as tp  # noqa: E402
+from peer_cli import PeerProcess, free_port  # noqa: E402
 
-PASSWORD = "shangmi-test"  # tests/vectors/tlcp/*.enc-key.pem
 SUITE_ORDER = ["ECC-SM2-SM4-CBC-SM3", "ECC-SM2-SM4-GCM-SM3", "ECDHE-SM2-SM4-CBC-SM3", "ECDHE-SM2-SM4-GCM-SM3"]
 REQUEST = b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n"
 
@@ -54,40 +52,6 @@ class Cell:
     cipher: str | None = None
     detail: str = ""
     commands: list[str] = field(default_factory=list)
-
-
-def free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def listening(port: int) -> bool:
-    """Whether something listens on ``port`` (Linux /proc), without connecting to it:
-    a probe connection would cost a one-connection-at-a-time server its handshake."""
-    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(name).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            parts = line.split()
-            if int(parts[1].rsplit(":", 1)[1], 16) == port and parts[3] == "0A":
-                return True
-    return False
-
-
-def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if listening(port):
-            return
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode} before listening")
-        time.sleep(0.05)
-    raise RuntimeError(f"server not listening on {port} after {timeout}s")
 
 
 def last_line(text: str, n: int = 160) -> str:
@@ -118,56 +82,22 @@ class Peers:
         return "ca-bundle.pem" if client == "openssl" else "root-ca.pem"
 
     def server_cmd(self, kind: str, suite: str, port: int, client_cert: bool, client: str = "") -> list[str]:
-        std = "TLS_" + tp.SUITES[suite][0]
-        ca = self.p(self.server_ca(client))
+        ca = self.server_ca(client)
         if kind == "gmssl":
             assert self.gmssl
-            cmd = [self.gmssl, "tlcp_server", "-port", str(port), "-cert", self.p("server-gmssl-certs.pem"),
-                   "-key", self.p("server-gmssl-keys.pem"), "-pass", PASSWORD, "-cipher_suite", std, "-www"]
-            if client_cert:
-                cmd += ["-cacert", ca, "-cert_request"]
-            return cmd
+            return pc.gmssl_server_cmd(self.gmssl, self.pki, suite, port, client_cert, ca)
         if kind == "openssl":
             assert self.tongsuo
-            cmd = [self.tongsuo, "s_server", "-accept", f"127.0.0.1:{port}", "-enable_ntls",
-                   "-sign_cert", self.p("server-sign.pem"), "-sign_key", self.p("server-sign.key.pem"),
-                   "-enc_cert", self.p("server-enc.pem"), "-enc_key", self.p("server-enc.key.pem"),
-                   "-cert_chain", self.p("chain.pem"), "-CAfile", ca,
-                   "-cipher", suite, "-www"]
-            if client_cert:
-                cmd += ["-Verify", "3", "-verify_return_error"]
-            return cmd
+            return pc.tongsuo_server_cmd(self.tongsuo, self.pki, suite, port, client_cert, ca)
         raise ValueError(kind)
 
-    # ---------------------------------------------------------------- clients
     def client_cmd(self, kind: str, suite: str, port: int, client_cert: bool) -> list[str]:
-        std = "TLS_" + tp.SUITES[suite][0]
         if kind == "gmssl":
             assert self.gmssl
-            cmd = [self.gmssl, "tlcp_client", "-host", "127.0.0.1", "-port", str(port), "-server_name", "localhost",
-                   "-cacert", self.p("root-ca.pem"), "-cipher_suite", std, "-get", "/"]
-            if client_cert:
-                if suite.startswith("ECDHE"):
-                    cmd += ["-cert", self.p("client-gmssl-certs.pem"), "-key", self.p("client-gmssl-keys.pem")]
-                else:
-                    cmd += ["-cert", self.p("client-sign-chain.pem"), "-key", self.p("client-sign.enc-key.pem")]
-                cmd += ["-pass", PASSWORD]
-            return cmd
+            return pc.gmssl_client_cmd(self.gmssl, self.pki, suite, port, client_cert)
         if kind == "openssl":
             assert self.tongsuo
-            cmd = [self.tongsuo, "s_client", "-connect", f"127.0.0.1:{port}",
-                   # "-ntls" alone (NTLS_client_method) dies in Tongsuo 8.5's generic state machine
-                   # (statem.c: version major != 3); with -enable_ntls first it speaks NTLS.
-                   "-enable_ntls", "-ntls", "-cipher", suite,
-                   "-CAfile", self.p("root-ca.pem"), "-verify_return_error", "-servername", "localhost",
-                   "-verify_hostname", "localhost", "-ign_eof",
-                   # GmSSL's tlcp_server drops a ClientHello with session_ticket (an extension it does not know)
-                   "-no_ticket"]
-            if client_cert:
-                cmd += ["-sign_cert", self.p("client-sign.pem"), "-sign_key", self.p("client-sign.key.pem"),
-                        "-enc_cert", self.p("client-enc.pem"), "-enc_key", self.p("client-enc.key.pem"),
-                        "-cert_chain", self.p("chain.pem")]
-            return cmd
+            return pc.tongsuo_client_cmd(self.tongsuo, self.pki, suite, port, client_cert)
         raise ValueError(kind)
 
     def run_client(self, kind: str, suite: str, port: int, client_cert: bool, cell: Cell,
@@ -189,14 +119,7 @@ class Peers:
             return ok, r.cipher, "" if ok else f"client got {r.data[:60]!r}"
         cmd = self.client_cmd(kind, suite, port, client_cert) + (extra or [])
         cell.commands.append(cmdline(cmd, self.pki) + (" < request" if kind == "openssl" else ""))
-        try:
-            p = subprocess.run(cmd, input=REQUEST if kind == "openssl" else None, capture_output=True,
-                               timeout=self.timeout + 5)
-            out, err, rc = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), p.returncode
-        except subprocess.TimeoutExpired as e:
-            out = (e.stdout or b"").decode(errors="replace")
-            err = (e.stderr or b"").decode(errors="replace") + "\n(timed out)"
-            rc = -1
+        rc, out, err = pc.run_client(cmd, REQUEST if kind == "openssl" else None, self.timeout + 5)
         cipher = None
         m = re.search(r"Cipher is (\S+)", out + err) or re.search(r"CipherSuite: (\S+)", out + err)
         if m:
@@ -231,16 +154,9 @@ class Peers:
             port = free_port()
             cmd = self.server_cmd(server, suite, port, client_cert, client)
             cell.commands.append(cmdline(cmd, self.pki))
-            with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-                try:
-                    wait_listening(port, proc)
-                    ok, cipher, detail = self.run_client(client, suite, port, client_cert, cell)
-                finally:
-                    proc.kill()
-                    proc.wait(5)
-                err.seek(0)
-                serr = err.read().decode(errors="replace")
+            with PeerProcess(cmd, port) as proc:
+                ok, cipher, detail = self.run_client(client, suite, port, client_cert, cell)
+            serr = proc.stderr
             cell.ok, cell.cipher = ok, cipher
             if not ok:
                 trail = [ln.strip() for ln in serr.splitlines() if ln.strip() and "ACCEPT" not in ln]
@@ -280,22 +196,15 @@ class Peers:
                     port = free_port()
                     cmd = self.server_cmd(server, suite, port, False)
                     cell.commands.append(cmdline(cmd, self.pki))
-                    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL)
-                    try:
-                        wait_listening(port, proc)
+                    with PeerProcess(cmd, port):
                         cell.ok, cell.detail = connect(port)
-                    finally:
-                        proc.kill()
-                        proc.wait(5)
             elif client == "openssl":
                 assert self.tongsuo
                 with tp.TongsuoServer(self.pki, suite, ca=self.pki / self.server_ca("openssl"),
                                       timeout=self.timeout) as srv:
                     cmd = self.client_cmd("openssl", suite, srv.port, suite.startswith("ECDHE")) + ["-reconnect"]
                     cell.commands.append(cmdline(cmd, self.pki))
-                    p = subprocess.run(cmd, input=b"", capture_output=True, timeout=self.timeout + 10)
-                    out = p.stdout.decode(errors="replace")
+                    _, out, _ = pc.run_client(cmd, b"", self.timeout + 10)
                     reused = out.count("Reused, ")
                     cell.ok = reused > 0
                     cell.detail = f"{reused} of 5 reconnects reused" if reused else "no reuse: " + last_line(out)

@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
-from ctypes import POINTER, byref, c_char_p, c_int, c_long, c_size_t, c_void_p
+from ctypes import byref, c_char_p, c_int, c_long, c_size_t, c_void_p
 from pathlib import Path
 
 SM2_ID = b"1234567812345678"
