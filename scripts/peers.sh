@@ -13,8 +13,8 @@
 # Environment: JOBS (default 2), NICE (default 10).
 # Afterwards: export SHANGMI_GMSSL=PREFIX/gmssl/bin/gmssl SHANGMI_TONGSUO=PREFIX/tongsuo/bin/openssl
 #
-# Measured 2026-12-07 (2 cores, AMD EPYC Zen 4, family 25 model 17): GmSSL ~2 min,
-# Tongsuo `make build_programs` ~5 min.
+# Measured 2026-12-07 (2 shared cores, AMD EPYC Zen 4, family 25 model 17): GmSSL ~1.5 min,
+# Tongsuo `make build_programs` ~3 to 5 min.
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then

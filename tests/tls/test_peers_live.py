@@ -86,3 +86,43 @@ def test_tongsuo_ctypes_and_cli(tongsuo_bin: str, tongsuo: ModuleType, tongsuo_s
                                    tongsuo.CertSet.from_dir(tlcp_pki, "client") if certs else None,
                                    send=REQUEST, server_name="localhost", check_hostname="localhost", timeout=5)
     assert r.cipher == suite and r.data.startswith(b"HTTP/1.0 200 ok")
+
+
+@pytest.mark.parametrize("suite", ["ECC-SM2-SM4-GCM-SM3", "ECDHE-SM2-SM4-GCM-SM3"])
+def test_gmssl_wire_signature_forms(gmssl_bin: str, tlcp_pki: Path, suite: str) -> None:
+    """GmSSL signs ServerKeyExchange like Tongsuo, but its CertificateVerify signs the
+    handshake messages themselves, where Tongsuo signs SM3 of them: a server that wants
+    both as clients has to accept both forms."""
+    import shutil
+
+    import tlcp_wire
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs an openssl command (3.x) as the independent SM2 verifier")
+    port = pc.free_port()
+    with pc.PeerProcess(pc.gmssl_server_cmd(gmssl_bin, tlcp_pki, suite, port, True), port), \
+            tlcp_wire.RecordingProxy(port) as proxy:
+        rc, _, err = pc.run_client(pc.gmssl_client_cmd(gmssl_bin, tlcp_pki, suite, proxy.port, True))
+    assert rc == 0, err[-300:]
+    assert tlcp_wire.check_signatures(proxy.captures[0]) == {
+        "ServerKeyExchange": "verifies with ID 1234567812345678",
+        "CertificateVerify": "signs the handshake messages with ID 1234567812345678",
+    }
+
+
+@pytest.mark.parametrize("suite", ["ECC-SM2-SM4-GCM-SM3", "ECDHE-SM2-SM4-GCM-SM3"])
+def test_tongsuo_cli_wire_signature_forms(tongsuo_bin: str, tlcp_pki: Path, suite: str) -> None:
+    import shutil
+
+    import tlcp_wire
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs an openssl command (3.x) as the independent SM2 verifier")
+    port = pc.free_port()
+    cmd = pc.tongsuo_server_cmd(tongsuo_bin, tlcp_pki, suite, port, True, ca="ca-bundle.pem")
+    with pc.PeerProcess(cmd, port), tlcp_wire.RecordingProxy(port) as proxy:
+        pc.run_client(pc.tongsuo_client_cmd(tongsuo_bin, tlcp_pki, suite, proxy.port, True), REQUEST)
+    assert tlcp_wire.check_signatures(proxy.captures[0]) == {
+        "ServerKeyExchange": "verifies with ID 1234567812345678",
+        "CertificateVerify": "signs SM3(handshake messages) with ID 1234567812345678",
+    }

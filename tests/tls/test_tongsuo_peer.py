@@ -100,3 +100,26 @@ def test_no_hang_on_silent_peer(tongsuo: ModuleType) -> None:
                                    verify=False, timeout=0.5, check=False)
     assert not r.ok and "timed out" in (r.error or "")
     assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.parametrize("suite", ["ECC-SM2-SM4-GCM-SM3", "ECDHE-SM2-SM4-CBC-SM3"])
+def test_wire_signature_forms(tongsuo: ModuleType, tongsuo_server: Callable[..., Any], tlcp_pki: Path,
+                              suite: str) -> None:
+    """What Tongsuo signs, checked on the wire with OpenSSL's SM2 verifier: the
+    ServerKeyExchange and the CertificateVerify (over SM3 of the handshake messages)
+    both use the SM2 ID 1234567812345678."""
+    import shutil
+
+    import tlcp_wire
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs an openssl command (3.x) as the independent SM2 verifier")
+    srv = tongsuo_server(tlcp_pki, suite, client_auth=True)
+    with tlcp_wire.RecordingProxy(srv.port) as proxy:
+        tongsuo.tongsuo_client("127.0.0.1", proxy.port, suite, tlcp_pki / "root-ca.pem",
+                               tongsuo.CertSet.from_dir(tlcp_pki, "client"))
+    found = tlcp_wire.check_signatures(proxy.captures[0])
+    assert found == {
+        "ServerKeyExchange": "verifies with ID 1234567812345678",
+        "CertificateVerify": "signs SM3(handshake messages) with ID 1234567812345678",
+    }
