@@ -17,6 +17,7 @@
 //! | [`certificate`] / [`csr`] / [`crl`] | the three signed structures ([`SignedObject`]) |
 //! | [`builder`] | tbsCertificate, signing |
 //! | [`path`] | chain building and validation |
+//! | [`hostname`] | RFC 6125 host name checks |
 
 pub(crate) use signed::pem_one;
 pub mod builder;
@@ -25,6 +26,7 @@ pub mod crl;
 pub mod csr;
 pub mod ext_value;
 pub mod extensions;
+pub mod hostname;
 pub mod name;
 pub mod path;
 mod signed;
@@ -37,6 +39,7 @@ pub use crl::{Crl, RevokedCertificate};
 pub use csr::CertificateRequest;
 pub use ext_value::{ExtKind, ExtValue};
 pub use extensions::{Extension, GeneralName};
+pub use hostname::verify_hostname;
 pub use name::{Attribute, Name};
 pub use path::{verify_chain, Options};
 pub use signed::{signing_digest, SignedObject, UID_CONVENTIONS};

@@ -18,7 +18,6 @@ pub(crate) const DECRYPT_ERROR: u8 = 51;
 pub(crate) const PROTOCOL_VERSION: u8 = 70;
 pub(crate) const INTERNAL_ERROR: u8 = 80;
 pub(crate) const NO_RENEGOTIATION: u8 = 100;
-pub(crate) const UNSUPPORTED_EXTENSION: u8 = 110;
 
 /// The alert's name as the standards spell it.
 pub(crate) fn name(code: u8) -> &'static str {

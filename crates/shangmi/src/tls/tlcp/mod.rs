@@ -15,8 +15,11 @@
 //! | `rng` | the one random source of a connection |
 
 mod alert;
+mod certs;
 mod config;
 mod conn;
+mod handshake;
+mod messages;
 mod prf;
 mod record;
 mod rng;

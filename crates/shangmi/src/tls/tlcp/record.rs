@@ -99,14 +99,6 @@ impl RecordCipher {
         Ok(RecordCipher::Gcm { gcm: Gcm::new(key, 16)?, salt })
     }
 
-    /// Bytes a fragment of `n` plaintext bytes grows by, at most.
-    pub(crate) fn overhead(&self) -> usize {
-        match self {
-            RecordCipher::Cbc { .. } => 16 + MAC_LEN + 16,
-            RecordCipher::Gcm { .. } => 8 + 16,
-        }
-    }
-
     /// Protects one record's plaintext (at most [`MAX_PLAINTEXT`] bytes);
     /// `iv` is the fresh random explicit IV of a CBC record (unused by GCM,
     /// whose explicit nonce is `seq`).
