@@ -276,7 +276,12 @@ class TLSContext:
         chain, key = ident
         return [c.to_der() for c in chain], key._key
 
-    def _connection(self, server_side: bool, server_hostname: str | None, session: object | None) -> _native.TlsConnection:
+    def _connection(self, server_side: bool, server_hostname: str | bytes | None, session: object | None) -> _native.TlsConnection:
+        # As ssl: a str host name goes out IDNA-encoded, bytes as ASCII.
+        if isinstance(server_hostname, (bytes, bytearray)):
+            server_hostname = bytes(server_hostname).decode("ascii")
+        elif isinstance(server_hostname, str) and not server_hostname.isascii():
+            server_hostname = server_hostname.encode("idna").decode("ascii")
         roots = [c.to_der() for c in self._roots]
         if server_side:
             if self._server is None:

@@ -207,7 +207,7 @@ impl Connection {
 
     pub(crate) fn client_hello(&mut self) -> HsResult<()> {
         let Side::Client { cfg, resume } = &self.side else { return Err(internal(Error::invalid("not a client"))) };
-        let suites: Vec<u16> = cfg.suites.iter().map(|s| s.code()).collect();
+        let suites: Vec<u16> = cfg.offered_suites().map_err(internal)?.iter().map(|s| s.code()).collect();
         let session_id = resume.as_ref().map(|s| s.id.clone()).unwrap_or_default();
         let mut random = [0u8; 32];
         self.rng.fill(&mut random).map_err(internal)?;
