@@ -146,6 +146,11 @@ impl Connection {
                 return Err(Error::invalid(format!("server name '{n}' must be 1 to 255 ASCII characters")));
             }
         }
+        for id in [&cfg.sign_identity, &cfg.enc_identity].into_iter().flatten() {
+            if id.chain.is_empty() {
+                return Err(Error::invalid("a TLCP client identity needs at least its leaf certificate"));
+            }
+        }
         // A session is offered only to the server name it was made with
         // (its certificates were checked for that name).
         let resume = resume.filter(|s| s.server_name.as_deref() == server_name);
@@ -540,5 +545,15 @@ impl Connection {
     /// The server name: the one given (client) or the SNI received (server).
     pub fn server_name(&self) -> Option<&str> {
         self.server_name.as_deref()
+    }
+}
+
+#[cfg(feature = "test-rng")]
+impl Connection {
+    /// Sends `msg` as a handshake record under the current keys, outside
+    /// the state machine (test builds only: renegotiation attempts).
+    #[doc(hidden)]
+    pub fn test_send_handshake_record(&mut self, msg: &[u8]) -> Result<()> {
+        self.write_record(CT_HANDSHAKE, msg).map_err(|f| f.error)
     }
 }

@@ -207,7 +207,17 @@ impl Connection {
 
     pub(crate) fn client_hello(&mut self) -> HsResult<()> {
         let Side::Client { cfg, resume } = &self.side else { return Err(internal(Error::invalid("not a client"))) };
-        let suites: Vec<u16> = cfg.suites.iter().map(|s| s.code()).collect();
+        // ECDHE needs the client's encryption key (and GmSSL and Tongsuo
+        // also require its signing certificate): offered only with both.
+        let ecdhe_ok = cfg.sign_identity.is_some() && cfg.enc_identity.is_some();
+        let suites: Vec<u16> = cfg.suites.iter().filter(|s| ecdhe_ok || !s.is_ecdhe()).map(|s| s.code()).collect();
+        if suites.is_empty() {
+            return Err(Fatal::new(
+                alert::INTERNAL_ERROR,
+                "no cipher suite to offer: ECDHE suites need the client's signing and encryption certificates \
+                 (sign_identity, enc_identity)",
+            ));
+        }
         let session_id = resume.as_ref().map(|s| s.id.clone()).unwrap_or_default();
         let mut random = [0u8; 32];
         self.rng.fill(&mut random).map_err(internal)?;
@@ -230,7 +240,9 @@ impl Connection {
             ));
         }
         let Side::Client { cfg, resume } = &self.side else { return Err(internal(Error::invalid("not a client"))) };
-        let suite = CipherSuite::from_code(sh.suite).filter(|s| cfg.suites.contains(s)).ok_or_else(|| {
+        let ecdhe_ok = cfg.sign_identity.is_some() && cfg.enc_identity.is_some();
+        let offered = |s: &CipherSuite| cfg.suites.contains(s) && (ecdhe_ok || !s.is_ecdhe());
+        let suite = CipherSuite::from_code(sh.suite).filter(offered).ok_or_else(|| {
             Fatal::new(
                 alert::ILLEGAL_PARAMETER,
                 format!("server chose cipher suite 0x{:04x}, which was not offered", sh.suite),
@@ -285,7 +297,10 @@ impl Connection {
 
     fn on_server_key_exchange(&mut self, body: &[u8]) -> HsResult<()> {
         let suite = self.suite.ok_or_else(|| internal(Error::invalid("no suite")))?;
-        let sign_key = key_of(&self.peer_certs[0], "server signing certificate")?;
+        let (Some(sign_cert), Some(enc_cert)) = (self.peer_certs.first(), self.peer_certs.get(1)) else {
+            return Err(internal(Error::invalid("no server certificates")));
+        };
+        let sign_key = key_of(sign_cert, "server signing certificate")?;
         let mut r = Reader::new(body, "ServerKeyExchange");
         let e = if suite.is_ecdhe() {
             let start = body.len();
@@ -296,7 +311,7 @@ impl Connection {
             let params_len = start - r_remaining(&r);
             digest(&sign_key, &[&self.client_random, &self.server_random, &body[..params_len]])?
         } else {
-            let enc = self.peer_certs[1].to_der();
+            let enc = enc_cert.to_der();
             let mut len = Vec::new();
             m::put_u24(&mut len, enc.len());
             digest(&sign_key, &[&self.client_random, &self.server_random, &len, enc])?
@@ -339,7 +354,10 @@ impl Connection {
             self.send_handshake(&m::encode_certificate(&ders))?;
         }
         // ClientKeyExchange.
-        let server_enc = key_of(&self.peer_certs[1], "server encryption certificate")?;
+        let server_enc = key_of(
+            self.peer_certs.get(1).ok_or_else(|| internal(Error::invalid("no server certificates")))?,
+            "server encryption certificate",
+        )?;
         let mut cke = Vec::new();
         let pms: Zeroizing<Vec<u8>> = if suite.is_ecdhe() {
             let enc = cfg.enc_identity.as_ref().ok_or_else(|| internal(Error::invalid("no enc identity")))?;
@@ -592,7 +610,10 @@ impl Connection {
         let sig = r.vec16("signature")?;
         r.end()?;
         let sig = parse_signature(sig, "CertificateVerify")?;
-        let pk = key_of(&self.peer_certs[0], "client signing certificate")?;
+        let pk = key_of(
+            self.peer_certs.first().ok_or_else(|| internal(Error::invalid("no client certificate")))?,
+            "client signing certificate",
+        )?;
         let h = sm3::hash(before);
         let tongsuo = digest(&pk, &[&h])?;
         let gmssl = digest(&pk, &[before])?;
