@@ -10,6 +10,7 @@
 use shangmi::encoding::oid;
 use shangmi::sm2::{PrivateKey, DEFAULT_UID};
 use shangmi::tls::tlcp::testing::{prf, RecordCipher, MAX_CIPHERTEXT};
+use shangmi::tls::tlcp::RngFn;
 use shangmi::tls::{CipherSuite, ClientConfig, Connection, Identity, ServerConfig, SessionCache, VerifyMode};
 use shangmi::x509::extensions::{self as ext, key_usage as ku};
 use shangmi::x509::{self, Certificate, Extension, GeneralName, Name, TbsCertificate};
@@ -440,7 +441,7 @@ fn no_common_suite_and_ecdhe_without_client_keys_fail_cleanly() {
     // ECDHE is offered only with the client's two certificates.
     let mut ccfg = p.client();
     ccfg.suites = vec![CipherSuite::EcdheSm4GcmSm3];
-    let e = Connection::client(Arc::new(ccfg), Some(HOST)).map(|_| ()).map_err(|e| e);
+    let e = Connection::client(Arc::new(ccfg), Some(HOST)).map(|_| ());
     assert!(tls_msg(&e).contains("ECDHE suites need the client's signing and encryption certificates"));
     // A server preferring ECDHE picks ECC for a client without them.
     let (c, _, cr, sr) = connect(p.client(), p.server(), Some(HOST));
@@ -588,7 +589,7 @@ fn read_tls_buffers_at_most_one_record_and_truncated_records_wait() {
 /// same seeds produce the same bytes on the wire, for every suite.
 #[test]
 fn transcripts_replay_byte_for_byte_with_an_injected_generator() {
-    fn gen(seed: u64) -> Box<dyn FnMut(&mut [u8]) + Send> {
+    fn gen(seed: u64) -> RngFn {
         let mut s = seed | 1;
         Box::new(move |buf: &mut [u8]| {
             for b in buf.iter_mut() {

@@ -7,6 +7,8 @@ use super::config::{ClientConfig, ServerConfig, Session};
 use super::messages::{self, MAX_HANDSHAKE};
 use super::record::{RecordCipher, HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
 use super::rng::Rng;
+#[cfg(feature = "test-rng")]
+use super::rng::RngFn;
 use super::suites::CipherSuite;
 use super::VERSION;
 use crate::x509::Certificate;
@@ -190,18 +192,14 @@ impl Connection {
     /// [`Self::client`] drawing every random byte from `rng` (test builds
     /// only: transcript replay).
     #[cfg(feature = "test-rng")]
-    pub fn client_with_rng(
-        cfg: Arc<ClientConfig>,
-        server_name: Option<&str>,
-        rng: Box<dyn FnMut(&mut [u8]) + Send>,
-    ) -> Result<Self> {
+    pub fn client_with_rng(cfg: Arc<ClientConfig>, server_name: Option<&str>, rng: RngFn) -> Result<Self> {
         Self::start_client(cfg, server_name, None, Rng::injected(rng))
     }
 
     /// [`Self::server`] drawing every random byte from `rng` (test builds
     /// only: transcript replay).
     #[cfg(feature = "test-rng")]
-    pub fn server_with_rng(cfg: Arc<ServerConfig>, rng: Box<dyn FnMut(&mut [u8]) + Send>) -> Result<Self> {
+    pub fn server_with_rng(cfg: Arc<ServerConfig>, rng: RngFn) -> Result<Self> {
         Self::start_server(cfg, Rng::injected(rng))
     }
 
