@@ -797,3 +797,58 @@ fn cbc_padding_is_checked_and_long_padding_accepted() {
     bad[0] = 2;
     assert_eq!(c.open(9, 23, &build(pt, &bad)).unwrap_err(), Error::Tls("bad record MAC".into()));
 }
+
+/// Writes the fuzz targets' seeds and the server fixture when
+/// `SHANGMI_TLCP_FUZZ_DIR` names the repository's `fuzz/` folder (run by
+/// hand; otherwise a no-op): `corpus/tlcp_handshake/` holds servers' first
+/// flights (what a client parses), `corpus/tlcp_record/` clients' whole
+/// handshakes (what a server parses, records encrypted under the recorded
+/// keys), `tlcp/` the server's certificates and keys.
+#[test]
+fn write_fuzz_seeds() {
+    let Ok(dir) = std::env::var("SHANGMI_TLCP_FUZZ_DIR") else { return };
+    let dir = std::path::PathBuf::from(dir);
+    let p = pki();
+    let scfg = p.server();
+    let fix = dir.join("tlcp");
+    std::fs::create_dir_all(&fix).unwrap();
+    let pem_chain = |id: &Identity| -> String {
+        id.chain.iter().map(|c| shangmi::encoding::pem::encode("CERTIFICATE", &[], c.to_der()).to_string()).collect()
+    };
+    let key_pem = |id: &Identity| -> String {
+        shangmi::encoding::sm2::private_key_to_pem(&id.key, None, Default::default()).unwrap().to_string()
+    };
+    std::fs::write(fix.join("sign.pem"), pem_chain(&scfg.sign_identity)).unwrap();
+    std::fs::write(fix.join("sign.key"), key_pem(&scfg.sign_identity)).unwrap();
+    std::fs::write(fix.join("enc.pem"), pem_chain(&scfg.enc_identity)).unwrap();
+    std::fs::write(fix.join("enc.key"), key_pem(&scfg.enc_identity)).unwrap();
+    let scfg = Arc::new(scfg);
+    for suite in CipherSuite::ALL {
+        let mut cc = p.client_with_certs();
+        cc.suites = suite_only(suite);
+        let mut c = Connection::client(Arc::new(cc), Some(HOST)).unwrap();
+        let mut s = Connection::server(scfg.clone()).unwrap();
+        let (mut cr, mut sr) = (Ok(()), Ok(()));
+        let mut client_bytes = Vec::new();
+        let mut server_first = Vec::new();
+        for step in 0..4 {
+            let mut b = Vec::new();
+            c.write_tls(&mut b);
+            client_bytes.extend_from_slice(&b);
+            deliver_bytes(&b, &mut s, &mut sr);
+            let mut b = Vec::new();
+            s.write_tls(&mut b);
+            if step == 0 {
+                server_first = b.clone();
+            }
+            deliver_bytes(&b, &mut c, &mut cr);
+        }
+        c.write_plaintext(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        c.write_tls(&mut client_bytes);
+        let name = suite.name().to_lowercase();
+        for (sub, bytes) in [("tlcp_handshake", &server_first), ("tlcp_record", &client_bytes)] {
+            std::fs::create_dir_all(dir.join("corpus").join(sub)).unwrap();
+            std::fs::write(dir.join("corpus").join(sub).join(format!("{name}.bin")), bytes).unwrap();
+        }
+    }
+}
