@@ -852,3 +852,34 @@ fn write_fuzz_seeds() {
         }
     }
 }
+
+/// RFC 6125 checks on certificates made here: SAN first, CN only without
+/// any SAN dNSName, never for IP addresses.
+#[test]
+fn host_name_rules_on_certificates() {
+    let k = PrivateKey::generate().unwrap();
+    let with = |cn: &str, sans: Vec<GeneralName>| {
+        let mut exts = vec![];
+        if !sans.is_empty() {
+            exts.push(Extension::new(oid::SUBJECT_ALT_NAME, false, ext::encode_general_names(&sans).unwrap()));
+        }
+        cert(cn, &k, "issuer", &k, exts)
+    };
+    let ok = |c: &Certificate, h: &str| x509::verify_hostname(c, h).is_ok();
+    let san = with("cn.example", vec![GeneralName::Dns(HOST.into()), GeneralName::Ip(vec![192, 0, 2, 1])]);
+    assert!(ok(&san, HOST) && ok(&san, "TLCP.Example.") && ok(&san, "192.0.2.1"));
+    assert!(!ok(&san, "cn.example"), "no CN fallback when a dNSName exists");
+    assert!(!ok(&san, "192.0.2.2") && !ok(&san, "[::1]") && !ok(&san, "x.tlcp.example"));
+    let cn_only = with("cn.example", vec![]);
+    assert!(ok(&cn_only, "cn.example") && !ok(&cn_only, HOST));
+    let ip_cn = with("192.0.2.1", vec![]);
+    assert!(!ok(&ip_cn, "192.0.2.1"), "IP addresses never match a CN");
+    let ip_only = with("cn.example", vec![GeneralName::Ip(vec![192, 0, 2, 1])]);
+    assert!(ok(&ip_only, "cn.example"), "CN is used when the SAN has no dNSName");
+    match x509::verify_hostname(&san, "cn.example") {
+        Err(Error::CertificateVerify(m)) => {
+            assert_eq!(m, "host name mismatch: certificate is valid for tlcp.example, 192.0.2.1, not 'cn.example'")
+        }
+        other => panic!("{other:?}"),
+    }
+}
