@@ -113,9 +113,10 @@ impl Connection {
                 RecordCipher::gcm(&kb[16..32], &kb[36..40]).map_err(internal)?,
             )
         } else {
-            // mac 32 + 32, key 16 + 16, IV 16 + 16 (the fixed IVs are unused:
-            // every record carries its own explicit IV).
-            let kb = prf::key_block(master, &self.client_random, &self.server_random, 128);
+            // MAC keys 32 + 32, then SM4 keys 16 + 16. The standard's fixed
+            // IVs would follow; every record carries its own explicit IV, so
+            // they are not derived (GmSSL derives these 96 bytes too).
+            let kb = prf::key_block(master, &self.client_random, &self.server_random, 96);
             (
                 RecordCipher::cbc(&kb[0..32], &kb[64..80]).map_err(internal)?,
                 RecordCipher::cbc(&kb[32..64], &kb[80..96]).map_err(internal)?,
