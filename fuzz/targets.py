@@ -176,6 +176,70 @@ def pki_parsers(data: bytes) -> None:
         x509.load_pem_x509_certificates(body)
 
 
+TLCP_FIXTURES = Path(__file__).resolve().parent / "tlcp"  # test-only server certificates and keys
+
+
+def _tls() -> Any:
+    """shangmi.tls, or None while the binding does not have it yet."""
+    try:
+        from shangmi import tls
+    except ImportError:
+        return None
+    return tls
+
+
+def _tlcp_feed(ctx: Any, data: bytes, server_side: bool) -> None:
+    """Feeds `data` as the peer's bytes to a wrapped socket and drives it:
+    handshake, then reads until the peer's end closes. EOF and socket
+    errors are the peer hanging up, not findings."""
+    import socket
+
+    a, b = socket.socketpair()
+    try:
+        b.sendall(data)
+        b.shutdown(socket.SHUT_WR)
+        a.settimeout(2.0)
+        s = ctx.wrap_socket(a, server_side=server_side, do_handshake_on_connect=False)
+        try:
+            s.do_handshake()
+            while s.recv(4096):
+                pass
+        except OSError:
+            pass
+    finally:
+        a.close()
+        b.close()
+
+
+def tlcp_handshake(data: bytes) -> None:
+    """A TLCP client (no certificate checks, so every message is parsed)
+    given a hostile server's bytes: ServerHello, certificates, key exchange,
+    CertificateRequest, alerts, records. Seeds: servers' first flights."""
+    tls = _tls()
+    if tls is None:
+        return
+    ctx = tls.TLSContext("tlcp")
+    ctx.check_hostname = False
+    ctx.verify_mode = tls.CERT_NONE
+    _tlcp_feed(ctx, data, server_side=False)
+
+
+def tlcp_record(data: bytes) -> None:
+    """A TLCP server given a hostile client's bytes: ClientHello, client
+    certificates, the SM2-encrypted pre-master, CertificateVerify, and
+    encrypted CBC/GCM records (MAC, padding and tag checks). Seeds: whole
+    client handshakes recorded against the fixture server."""
+    tls = _tls()
+    if tls is None:
+        return
+    ctx = tls.TLSContext("tlcp")
+    ctx.load_cert_chain(str(TLCP_FIXTURES / "sign.pem"), str(TLCP_FIXTURES / "sign.key"))
+    ctx.load_enc_cert_chain(str(TLCP_FIXTURES / "enc.pem"), str(TLCP_FIXTURES / "enc.key"))
+    ctx.verify_mode = tls.CERT_OPTIONAL
+    ctx.load_verify_locations(cafile=str(TLCP_FIXTURES / "sign.pem"))
+    _tlcp_feed(ctx, data, server_side=True)
+
+
 SM9_FILES = FORMATS.parent / "sm9_gmssl"  # written by GmSSL's CLI (README.md there)
 SM9: dict[str, Any] = {}
 
@@ -233,7 +297,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     f.__name__: f
     for f in (
         sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers,
-        sm9_parsers,
+        sm9_parsers, tlcp_handshake, tlcp_record,
     )
 }
 

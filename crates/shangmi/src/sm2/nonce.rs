@@ -81,6 +81,8 @@ impl NonceKey {
 
     /// A signing nonce k ∈ [1, n−1] and blinding factor β ∈ [1, p−1] for
     /// digest `e` (see the module notes).
+    /// [`Self::sign_pair_seeded`] with seeds from the OS buffer.
+    #[cfg(test)]
     pub(crate) fn sign_pair(&self, e: &[u8; 32]) -> Result<(Scalar, Fp)> {
         self.sign_pair_seeded(e, &mut |s| {
             s.copy_from_slice(&buffered_seed()?[..]);
@@ -88,9 +90,9 @@ impl NonceKey {
         })
     }
 
-    /// [`Self::sign_pair`] with the 16-byte seeds drawn from `seed_source`
-    /// instead of the OS buffer (a protocol engine that must take every
-    /// random byte from one generator).
+    /// A signing nonce k ∈ [1, n−1] and blinding factor β ∈ [1, p−1] for
+    /// digest `e` (see the module notes), the 16-byte seeds drawn from
+    /// `seed_source` (the OS buffer, or a protocol engine's one generator).
     pub(crate) fn sign_pair_seeded(
         &self,
         e: &[u8; 32],
@@ -108,7 +110,7 @@ impl NonceKey {
     }
 
     /// A signing nonce alone (for batches, whose one shared inversion stays
-    /// constant time and needs no β): the k of [`Self::sign_pair`]'s
+    /// constant time and needs no β): the k of [`Self::sign_pair_seeded`]'s
     /// construction, one compression.
     pub(crate) fn sign_k(&self, e: &[u8; 32]) -> Result<Scalar> {
         self.0.below(e, TAG_SIGN)

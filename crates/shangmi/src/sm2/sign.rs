@@ -103,29 +103,21 @@ impl PrivateKey {
 
     /// Signs a caller-computed e = SM3(Z ‖ M).
     pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature> {
-        self.sign_digest_inner(e, None)
+        self.sign_digest_seeded(e, &mut |s| {
+            s.copy_from_slice(&crate::rand::buffered_seed()?[..]);
+            Ok(())
+        })
     }
 
-    /// [`Self::sign_digest`] with the hedging seeds drawn from
+    /// [`Self::sign_digest`] with the 16-byte hedging seeds drawn from
     /// `seed_source` (k is still hedged with d and e).
     pub(crate) fn sign_digest_seeded(
         &self,
         e: &[u8; 32],
         seed_source: &mut dyn FnMut(&mut [u8]) -> Result<()>,
     ) -> Result<Signature> {
-        self.sign_digest_inner(e, Some(seed_source))
-    }
-
-    fn sign_digest_inner(
-        &self,
-        e: &[u8; 32],
-        mut seed_source: Option<&mut dyn FnMut(&mut [u8]) -> Result<()>>,
-    ) -> Result<Signature> {
         loop {
-            let (k, beta) = match seed_source.as_deref_mut() {
-                Some(src) => self.nonce().sign_pair_seeded(e, src)?,
-                None => self.nonce().sign_pair(e)?,
-            };
+            let (k, beta) = self.nonce().sign_pair_seeded(e, seed_source)?;
             let kl = Zeroizing::new(k.to_canonical());
             let mut p = ecmult_gen::mul_g(&kl);
             // Only x is needed: X·(Z⁻¹)², Z⁻¹ through the blinded inversion

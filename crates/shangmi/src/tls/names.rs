@@ -2,7 +2,7 @@
 //! protocol, a verification mode and cipher suites; each parser owns its
 //! refusal message.
 
-use super::tlcp::{CipherSuite, ClientConfig, ServerConfig};
+use super::tlcp::{CipherSuite, ServerConfig};
 use super::{Identity, Protocol, VerifyMode};
 use crate::{Error, Result};
 
@@ -67,22 +67,5 @@ impl ServerConfig {
                 }
             ))),
         }
-    }
-}
-
-impl ClientConfig {
-    /// The suites a ClientHello offers: the configured ones, less the ECDHE
-    /// suites when the client lacks its signing or encryption identity (the
-    /// SM2 key exchange needs the client's encryption key, so a server
-    /// choosing ECDHE could only fail). Refused when nothing is left.
-    pub fn offered_suites(&self) -> Result<Vec<CipherSuite>> {
-        let both = self.sign_identity.is_some() && self.enc_identity.is_some();
-        let offered: Vec<CipherSuite> = self.suites.iter().copied().filter(|s| both || !s.is_ecdhe()).collect();
-        if offered.is_empty() {
-            return Err(Error::invalid(
-                "only ECDHE suites are enabled, and they need the client's signing and encryption certificates",
-            ));
-        }
-        Ok(offered)
     }
 }

@@ -166,3 +166,32 @@ impl SessionCache {
         self.inner.lock().ok()?.map.get(id).cloned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: u8) -> Session {
+        Session {
+            id: vec![id; 32],
+            master: Zeroizing::new([id; 48]),
+            suite: CipherSuite::EccSm4GcmSm3,
+            peer_certificates: Vec::new(),
+            server_name: None,
+        }
+    }
+
+    #[test]
+    fn the_cache_is_bounded_and_evicts_the_oldest() {
+        let c = SessionCache::new(2);
+        for i in 1..=3 {
+            c.put(session(i));
+        }
+        assert_eq!(c.len(), 2);
+        assert!(c.get(&[1; 32]).is_none());
+        assert_eq!(c.get(&[3; 32]).map(|s| s.master[0]), Some(3));
+        let off = SessionCache::new(0);
+        off.put(session(1));
+        assert!(off.is_empty());
+    }
+}

@@ -7,6 +7,8 @@ use super::config::{ClientConfig, ServerConfig, Session};
 use super::messages::{self, MAX_HANDSHAKE};
 use super::record::{RecordCipher, HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
 use super::rng::Rng;
+#[cfg(feature = "test-rng")]
+use super::rng::RngFn;
 use super::suites::CipherSuite;
 use super::VERSION;
 use crate::x509::Certificate;
@@ -146,6 +148,11 @@ impl Connection {
                 return Err(Error::invalid(format!("server name '{n}' must be 1 to 255 ASCII characters")));
             }
         }
+        for id in [&cfg.sign_identity, &cfg.enc_identity].into_iter().flatten() {
+            if id.chain.is_empty() {
+                return Err(Error::invalid("a TLCP client identity needs at least its leaf certificate"));
+            }
+        }
         // A session is offered only to the server name it was made with
         // (its certificates were checked for that name).
         let resume = resume.filter(|s| s.server_name.as_deref() == server_name);
@@ -185,18 +192,14 @@ impl Connection {
     /// [`Self::client`] drawing every random byte from `rng` (test builds
     /// only: transcript replay).
     #[cfg(feature = "test-rng")]
-    pub fn client_with_rng(
-        cfg: Arc<ClientConfig>,
-        server_name: Option<&str>,
-        rng: Box<dyn FnMut(&mut [u8]) + Send>,
-    ) -> Result<Self> {
+    pub fn client_with_rng(cfg: Arc<ClientConfig>, server_name: Option<&str>, rng: RngFn) -> Result<Self> {
         Self::start_client(cfg, server_name, None, Rng::injected(rng))
     }
 
     /// [`Self::server`] drawing every random byte from `rng` (test builds
     /// only: transcript replay).
     #[cfg(feature = "test-rng")]
-    pub fn server_with_rng(cfg: Arc<ServerConfig>, rng: Box<dyn FnMut(&mut [u8]) + Send>) -> Result<Self> {
+    pub fn server_with_rng(cfg: Arc<ServerConfig>, rng: RngFn) -> Result<Self> {
         Self::start_server(cfg, Rng::injected(rng))
     }
 
@@ -540,5 +543,15 @@ impl Connection {
     /// The server name: the one given (client) or the SNI received (server).
     pub fn server_name(&self) -> Option<&str> {
         self.server_name.as_deref()
+    }
+}
+
+#[cfg(feature = "test-rng")]
+impl Connection {
+    /// Sends `msg` as a handshake record under the current keys, outside
+    /// the state machine (test builds only: renegotiation attempts).
+    #[doc(hidden)]
+    pub fn test_send_handshake_record(&mut self, msg: &[u8]) -> Result<()> {
+        self.write_record(CT_HANDSHAKE, msg).map_err(|f| f.error)
     }
 }

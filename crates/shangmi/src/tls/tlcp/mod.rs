@@ -10,12 +10,14 @@
 //! | `record` | the record layer: SM4-CBC + HMAC-SM3, SM4-GCM |
 //! | `messages` | the handshake message codec |
 //! | `certs` | certificate validation of the peer (dual certificates) |
-//! | `handshake` | the state machine of both roles |
+//! | `handshake` | the state machine: dispatch, keys, Finished |
+//! | `client` / `server` | each role's messages |
 //! | `conn` | [`Connection`]: buffers, records in and out, plaintext |
 //! | `rng` | the one random source of a connection |
 
 mod alert;
 mod certs;
+mod client;
 mod config;
 mod conn;
 mod handshake;
@@ -23,10 +25,12 @@ mod messages;
 mod prf;
 mod record;
 mod rng;
+mod server;
 mod suites;
 
 pub use config::{ClientConfig, ServerConfig, Session, SessionCache};
 pub use conn::Connection;
+pub use rng::RngFn;
 pub use suites::CipherSuite;
 
 /// TLCP's protocol version on the wire.

@@ -59,9 +59,9 @@ pub(crate) fn bad_record_mac() -> Error {
 /// One direction's record protection.
 pub enum RecordCipher {
     /// SM4-CBC + HMAC-SM3.
-    Cbc { mac_key: Zeroizing<[u8; 32]>, cipher: Sm4 },
+    Cbc { mac_key: Zeroizing<[u8; 32]>, cipher: Box<Sm4> },
     /// SM4-GCM with a 4-byte implicit salt.
-    Gcm { gcm: Gcm, salt: [u8; 4] },
+    Gcm { gcm: Box<Gcm>, salt: [u8; 4] },
 }
 
 impl std::fmt::Debug for RecordCipher {
@@ -90,13 +90,13 @@ impl RecordCipher {
             return Err(Error::invalid("TLCP CBC MAC key must be 32 bytes"));
         }
         mk.copy_from_slice(mac_key);
-        Ok(RecordCipher::Cbc { mac_key: mk, cipher: Sm4::from_slice(enc_key)? })
+        Ok(RecordCipher::Cbc { mac_key: mk, cipher: Box::new(Sm4::from_slice(enc_key)?) })
     }
 
     /// GCM protection with a 16-byte SM4 key and 4-byte salt.
     pub fn gcm(key: &[u8], salt: &[u8]) -> Result<Self> {
         let salt: [u8; 4] = salt.try_into().map_err(|_| Error::invalid("TLCP GCM salt must be 4 bytes"))?;
-        Ok(RecordCipher::Gcm { gcm: Gcm::new(key, 16)?, salt })
+        Ok(RecordCipher::Gcm { gcm: Box::new(Gcm::new(key, 16)?), salt })
     }
 
     /// Protects one record's plaintext (at most [`MAX_PLAINTEXT`] bytes);

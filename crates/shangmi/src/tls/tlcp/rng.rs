@@ -6,7 +6,8 @@
 
 use crate::Result;
 
-pub(crate) type RngFn = Box<dyn FnMut(&mut [u8]) + Send>;
+/// The injected generator of the `test-rng` constructors.
+pub type RngFn = Box<dyn FnMut(&mut [u8]) + Send>;
 
 pub(crate) struct Rng {
     source: Option<RngFn>,
