@@ -206,6 +206,10 @@ def run(quick: bool = False, gmssl_tls_bench: str | None = None) -> Iterator[Com
         print(f"(tls: no TLCP test PKI; set {VECTORS_ENV} to a checkout's tests/vectors/tlcp)")
         return
     path = gmssl_tls_bench or os.environ.get(ENV) or None
+    if path and not os.access(path, os.X_OK):
+        raise ValueError(
+            f"GmSSL's TLCP timing program {path!r} is not an executable file (bash bench/tls/build.sh PREFIX builds it)"
+        )
     rounds = 3 if quick else 7
     handshakes, records = (10, 50) if quick else (20, 200)
     pairs = {s: _Pair(pki, s) for s in HANDSHAKE_SUITES}
@@ -227,7 +231,8 @@ def run(quick: bool = False, gmssl_tls_bench: str | None = None) -> Iterator[Com
         if name in theirs:
             cands.append(Candidate(GMSSL, lambda: None, theirs[name]))
             ratios[name] = [g / o for g, o in zip(theirs[name], samples)]
-        yield Comparison(title + " (in memory; GmSSL over a socketpair)", nbytes, cands, THREAD_CPU)
+        where = " (in memory; GmSSL over a socketpair)" if name in theirs else " (in memory)"
+        yield Comparison(title + where, nbytes, cands, THREAD_CPU)
     if ratios:
         _print_targets(ratios)
     if prims:
