@@ -297,6 +297,9 @@ fn phases(rounds: usize) {
     let sig = sign_key.sign_digest(&e).unwrap();
     let pms = [7u8; 48];
     let ct = enc_key.public_key().encrypt(&pms).unwrap();
+    // What a per-configuration cache of prepared keys would use.
+    let prepared_sign = sign_key.public_key().prepare();
+    let prepared_enc = enc_key.public_key().prepare();
     let sign_cert = certs(&["server-sign.pem"]).remove(0);
     let enc_cert = certs(&["server-enc.pem"]).remove(0);
     let chain = certs(&["chain.pem"]);
@@ -320,6 +323,9 @@ fn phases(rounds: usize) {
     let mut ops: Vec<Op> = vec![
         ("sm2 sign_digest", 200, Box::new(|| sink(black_box(sign_key.sign_digest(&e).unwrap())))),
         ("sm2 verify_digest", 200, Box::new(|| sign_key.public_key().verify_digest(&e, &sig).unwrap())),
+        ("sm2 prepare (public key table)", 50, Box::new(|| sink(black_box(sign_key.public_key().prepare())))),
+        ("sm2 verify_digest (prepared key)", 200, Box::new(|| prepared_sign.verify_digest(&e, &sig).unwrap())),
+        ("sm2 encrypt 48 B (prepared key)", 200, Box::new(|| sink(black_box(prepared_enc.encrypt(&pms).unwrap())))),
         ("sm2 encrypt 48 B", 200, Box::new(|| sink(black_box(enc_key.public_key().encrypt(&pms).unwrap())))),
         ("sm2 decrypt 48 B", 200, Box::new(|| sink(black_box(enc_key.decrypt(&ct).unwrap())))),
         ("x509 parse server-sign", 2000, Box::new(|| sink(black_box(Certificate::from_der(&sign_der).unwrap())))),
