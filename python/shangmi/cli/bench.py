@@ -13,7 +13,7 @@ from typing import Any
 from shangmi._bench import Comparison, report, set_clock, to_json
 
 #: Algorithms with a benchmark module in shangmi._bench.
-ALGORITHMS = ["sm3", "sm4", "zuc", "sm2", "sm9", "x509"]
+ALGORITHMS = ["sm3", "sm4", "zuc", "sm2", "sm9", "x509", "tls"]
 
 
 def register(sub: Any) -> None:
@@ -27,6 +27,12 @@ def register(sub: Any) -> None:
         metavar="PATH",
         help="GmSSL's libgmssl.so for --peers (SM2, SM3, SM4, ZUC) and the sm9 comparison; default: "
         "$SHANGMI_GMSSL_LIB, else GmSSL is skipped",
+    )
+    p.add_argument(
+        "--gmssl-tls-bench",
+        metavar="PATH",
+        help="GmSSL's TLCP timing program (bench/tls/build.sh) for the tls comparison; default: "
+        "$SHANGMI_GMSSL_TLS_BENCH, else GmSSL is skipped",
     )
     p.add_argument(
         "--cpu-time",
@@ -55,6 +61,8 @@ def _all_backends(args: argparse.Namespace) -> int:
     base += ["--quick"] * args.quick + ["--peers"] * args.peers + ["--cpu-time"] * args.cpu_time
     if args.gmssl_lib:
         base += ["--gmssl-lib", args.gmssl_lib]
+    if args.gmssl_tls_bench:
+        base += ["--gmssl-tls-bench", args.gmssl_tls_bench]
     seen: set[str] = set()
     for mask in MASKS:
         env = dict(os.environ, SHANGMI_CPU_DISABLE=mask)
@@ -100,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
             kwargs["peers"] = args.peers
         if "gmssl_lib" in inspect.signature(module.run).parameters:
             kwargs["gmssl_lib"] = args.gmssl_lib
+        if "gmssl_tls_bench" in inspect.signature(module.run).parameters:
+            kwargs["gmssl_tls_bench"] = args.gmssl_tls_bench
         for comp in module.run(**kwargs):
             print(report(comp), flush=True)
             results.append(comp)
