@@ -76,7 +76,9 @@ pub(crate) fn validate(
         }
     }
     if let Some(enc) = enc {
-        let enc_path = verify_chain(enc, rest, c.roots, &[], opts).map_err(|e| path_failure("encryption", e))?;
+        let mut anchors: Vec<Certificate> = c.roots.to_vec();
+        anchors.extend(sign_path.iter().skip(1).cloned());
+        let enc_path = verify_chain(enc, rest, &anchors, &[], opts).map_err(|e| path_failure("encryption", e))?;
         if let Some(k) =
             enc.key_usage().map_err(|e| Fatal::cert(BAD_CERTIFICATE, format!("encryption certificate: {e}")))?
         {
@@ -88,7 +90,7 @@ pub(crate) fn validate(
                 ));
             }
         }
-        if sign_path.last() != enc_path.last() {
+        if !enc_path.last().is_some_and(|a| sign_path.contains(a)) {
             return Err(Fatal::cert(
                 UNKNOWN_CA,
                 "untrusted issuer: the encryption certificate chains to a different trust anchor than the \

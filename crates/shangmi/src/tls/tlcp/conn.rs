@@ -339,12 +339,11 @@ impl Connection {
             if self.inbuf.len() < HEADER + len {
                 break;
             }
-            let fragment: Vec<u8> = self.inbuf.drain(..HEADER + len).skip(HEADER).collect();
             let plain = match &self.read_cipher {
-                None => Zeroizing::new(fragment),
+                None => Zeroizing::new(self.inbuf[HEADER..HEADER + len].to_vec()),
                 Some(c) => {
                     let p = c
-                        .open(self.read_seq, typ, &fragment)
+                        .open(self.read_seq, typ, &self.inbuf[HEADER..HEADER + len])
                         .map_err(|e| Fatal { alert: alert::BAD_RECORD_MAC, error: e })?;
                     self.read_seq = self.read_seq.wrapping_add(1);
                     if p.len() > MAX_PLAINTEXT {
@@ -356,6 +355,7 @@ impl Connection {
                     Zeroizing::new(p)
                 }
             };
+            self.inbuf.drain(..HEADER + len);
             if typ != CT_HANDSHAKE && !self.hs_buf.is_empty() {
                 return Err(Fatal::unexpected(
                     "unexpected message: record interleaved with a fragmented handshake message",
@@ -440,7 +440,7 @@ impl Connection {
         if self.state != State::Established {
             return Err(Fatal::unexpected("unexpected message: application data before the handshake completed"));
         }
-        self.plain_in.extend(data.iter().copied());
+        self.plain_in.extend(data.iter());
         Ok(())
     }
 
@@ -476,9 +476,11 @@ impl Connection {
             }
             return Ok(0);
         }
-        for (b, x) in buf.iter_mut().zip(self.plain_in.drain(..n)) {
-            *b = x;
-        }
+        let (a, b) = self.plain_in.as_slices();
+        let k = a.len().min(n);
+        buf[..k].copy_from_slice(&a[..k]);
+        buf[k..n].copy_from_slice(&b[..n - k]);
+        self.plain_in.drain(..n);
         Ok(n)
     }
 
