@@ -6,6 +6,7 @@
 //! present); the host name is checked against the signing certificate.
 
 use super::alert::{Fatal, HsResult, BAD_CERTIFICATE, CERTIFICATE_EXPIRED, UNKNOWN_CA, UNSUPPORTED_CERTIFICATE};
+use super::validated::{self, ValidatedChains};
 use crate::x509::extensions::key_usage as ku;
 use crate::x509::{verify_chain, verify_hostname, Certificate, Options};
 use crate::Error;
@@ -17,6 +18,8 @@ pub(crate) struct Check<'a> {
     pub now: Option<i64>,
     /// Host name to check against the signing certificate.
     pub host: Option<&'a str>,
+    /// Certificate lists already validated under this configuration.
+    pub cache: Option<&'a ValidatedChains>,
 }
 
 pub(crate) fn now(at: Option<i64>) -> i64 {
@@ -66,7 +69,15 @@ pub(crate) fn validate(
     c: &Check<'_>,
 ) -> HsResult<()> {
     let opts = Options { at: now(c.now), uid: c.uid };
+    let sent: Vec<&Certificate> = std::iter::once(sign).chain(enc).chain(rest).collect();
+    let key = c.cache.map(|_| validated::key(c.roots, c.uid, &sent));
+    if let (Some(cache), Some(k)) = (c.cache, &key) {
+        if cache.hit(k, opts.at) {
+            return check_host(sign, c.host);
+        }
+    }
     let sign_path = verify_chain(sign, rest, c.roots, &[], opts).map_err(|e| path_failure("signing", e))?;
+    let mut enc_path_kept = Vec::new();
     if let Some(k) = sign.key_usage().map_err(|e| Fatal::cert(BAD_CERTIFICATE, format!("signing certificate: {e}")))? {
         if k & ku::DIGITAL_SIGNATURE == 0 {
             return Err(Fatal::cert(
@@ -90,6 +101,7 @@ pub(crate) fn validate(
                 ));
             }
         }
+        enc_path_kept = enc_path.clone();
         if !enc_path.last().is_some_and(|a| sign_path.contains(a)) {
             return Err(Fatal::cert(
                 UNKNOWN_CA,
@@ -98,7 +110,17 @@ pub(crate) fn validate(
             ));
         }
     }
-    if let Some(h) = c.host {
+    check_host(sign, c.host)?;
+    if let (Some(cache), Some(k)) = (c.cache, key) {
+        cache.insert(k, validated::window(sign_path.iter().chain(enc_path_kept.iter())));
+    }
+    Ok(())
+}
+
+/// The host name against the signing certificate (on every handshake, the
+/// remembered validations included).
+fn check_host(sign: &Certificate, host: Option<&str>) -> HsResult<()> {
+    if let Some(h) = host {
         verify_hostname(sign, h).map_err(|e| match e {
             Error::CertificateVerify(_) => Fatal { alert: BAD_CERTIFICATE, error: e },
             other => Fatal::cert(BAD_CERTIFICATE, format!("signing certificate subjectAltName: {other}")),

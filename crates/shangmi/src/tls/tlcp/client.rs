@@ -98,7 +98,13 @@ impl Connection {
         let Side::Client { cfg, .. } = &self.side else { return Err(internal(Error::invalid("not a client"))) };
         if cfg.verify_mode != VerifyMode::None {
             let host = if cfg.check_hostname { self.server_name.as_deref() } else { None };
-            let check = Check { roots: &cfg.roots, uid: cfg.sm2_id.as_deref(), now: cfg.now, host };
+            let check = Check {
+                roots: &cfg.roots,
+                uid: cfg.sm2_id.as_deref(),
+                now: cfg.now,
+                host,
+                cache: Some(&cfg.validated),
+            };
             certs::validate(&certs[0], Some(&certs[1]), &certs[2..], &check)?;
         }
         self.peer_certs = certs;

@@ -2,6 +2,7 @@
 //! client's resumable sessions.
 
 use super::suites::CipherSuite;
+use super::validated::ValidatedChains;
 use crate::tls::{Identity, VerifyMode};
 use crate::x509::Certificate;
 use std::collections::{HashMap, VecDeque};
@@ -30,6 +31,8 @@ pub struct ClientConfig {
     pub sm2_id: Option<Vec<u8>>,
     /// Unix seconds at which validity is checked; `None` = the system clock.
     pub now: Option<i64>,
+    /// Server certificate lists that passed validation (see `validated`).
+    pub(crate) validated: ValidatedChains,
 }
 
 impl ClientConfig {
@@ -44,6 +47,7 @@ impl ClientConfig {
             enc_identity: None,
             sm2_id: None,
             now: None,
+            validated: ValidatedChains::default(),
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct ServerConfig {
     pub session_cache: Arc<SessionCache>,
     /// Unix seconds at which validity is checked; `None` = the system clock.
     pub now: Option<i64>,
+    /// Client certificate lists that passed validation (see `validated`).
+    pub(crate) validated: ValidatedChains,
 }
 
 impl ServerConfig {
@@ -85,6 +91,7 @@ impl ServerConfig {
             verify_mode: VerifyMode::None,
             session_cache: Arc::new(SessionCache::new(256)),
             now: None,
+            validated: ValidatedChains::default(),
         }
     }
 }

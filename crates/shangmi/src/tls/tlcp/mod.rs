@@ -27,6 +27,7 @@ mod record;
 mod rng;
 mod server;
 mod suites;
+mod validated;
 
 pub use config::{ClientConfig, ServerConfig, Session, SessionCache};
 pub use conn::Connection;

@@ -116,7 +116,7 @@ impl Connection {
         // not a CA (an ECC client may send its signing chain alone).
         let has_enc = certs.len() >= 2 && (ecdhe || !is_ca(&certs[1]));
         if cfg.verify_mode != VerifyMode::None {
-            let check = Check { roots: &cfg.roots, uid: None, now: cfg.now, host: None };
+            let check = Check { roots: &cfg.roots, uid: None, now: cfg.now, host: None, cache: Some(&cfg.validated) };
             let (enc, rest) = if has_enc { (Some(&certs[1]), &certs[2..]) } else { (None, &certs[1..]) };
             certs::validate(&certs[0], enc, rest, &check)?;
         }
