@@ -522,7 +522,8 @@ class CertificateRevocationListBuilder:
 
 def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_roots: Iterable[Certificate], *,
                  at: _dt.datetime | None = None, uid: Buffer | None = None,
-                 crls: Iterable[CertificateRevocationList] = ()) -> list[Certificate]:
+                 crls: Iterable[CertificateRevocationList] = (),
+                 crl_max_staleness: _dt.timedelta | None = None) -> list[Certificate]:
     """Builds and checks the path from ``leaf`` to one of ``trust_roots``:
     name chaining (and key identifiers), every signature, validity at ``at``
     (default now), basicConstraints (CA flag, path length), keyUsage
@@ -530,8 +531,20 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
     revocation when ``crls`` are given. Returns the chain, leaf first and
     trust root last; raises :class:`~shangmi.InvalidCertificate` naming the
     certificate and the reason. ``uid=None`` accepts either deployed SM2 ID
-    per signature; bytes pin one for every link."""
+    per signature; bytes pin one for every link.
+
+    A CRL establishes status only between its thisUpdate and nextUpdate
+    (RFC 5280 6.3.3): one past its nextUpdate at ``at`` is refused, naming
+    its issuer and dates, unless ``crl_max_staleness`` (a
+    :class:`datetime.timedelta`) allows that much time past nextUpdate; one
+    whose thisUpdate is after ``at`` is always refused."""
     when = _secs(at, "at") if at is not None else _secs(_dt.datetime.now(_dt.timezone.utc), "at")
+    if crl_max_staleness is None:
+        staleness = 0
+    elif isinstance(crl_max_staleness, _dt.timedelta):
+        staleness = crl_max_staleness // _dt.timedelta(seconds=1)
+    else:
+        raise ShangmiTypeError(f"crl_max_staleness must be a timedelta, got {type(crl_max_staleness).__name__}")
     chain = _native.x509_verify_chain(
         instance(leaf, Certificate, "leaf")._c,
         [c._c for c in instances(intermediates, Certificate, "intermediates")],
@@ -539,5 +552,6 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
         [c._l for c in instances(crls, CertificateRevocationList, "crls")],
         when,
         uid,
+        staleness,
     )
     return [Certificate(c) for c in chain]

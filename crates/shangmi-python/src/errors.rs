@@ -31,6 +31,7 @@ const PYTHON_ADVICE: &[(&str, &str)] = &[
     ("needs cA true", "needs ca=True"),
     ("give a uid", "pass uid="),
     ("raise the iteration cap to ", "pass max_iterations="),
+    ("pass a staleness allowance", "pass crl_max_staleness="),
 ];
 
 /// The core's message with the Python advice of [`PYTHON_ADVICE`].
