@@ -21,6 +21,7 @@ from shangmi.exceptions import (
     NotYetFinalized,
     ShangmiError,
     ShangmiTypeError,
+    UnsupportedAlgorithm,
 )
 
 #: The package version, kept equal to the workspace Cargo.toml's by

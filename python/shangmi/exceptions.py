@@ -24,6 +24,7 @@ __all__ = [
     "AlreadyFinalized",
     "NotYetFinalized",
     "ExtensionNotFound",
+    "UnsupportedAlgorithm",
 ]
 
 
@@ -85,3 +86,8 @@ class ExtensionNotFound(ShangmiError, KeyError):
     """A certificate, request or CRL has no extension of the kind asked for
     (pyca's name; also a :class:`KeyError`, which is what earlier versions
     raised)."""
+
+
+class UnsupportedAlgorithm(ShangmiError, ValueError):
+    """Well-formed input that uses an algorithm or key type shangmi does not
+    implement, such as an RSA key in a PKCS#12 file (pyca's name)."""

@@ -15,6 +15,7 @@ pyo3::import_exception!(shangmi.exceptions, InvalidSignature);
 pyo3::import_exception!(shangmi.exceptions, DecryptionError);
 pyo3::import_exception!(shangmi.exceptions, AlreadyFinalized);
 pyo3::import_exception!(shangmi.exceptions, InvalidCertificate);
+pyo3::import_exception!(shangmi.exceptions, UnsupportedAlgorithm);
 
 /// Python spellings of the options the core's messages name in words: the
 /// core speaks no host language, and this table is the one place where a
@@ -57,6 +58,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         Error::DecryptionFailed => DecryptionError::new_err(text),
         Error::AlreadyFinalized => AlreadyFinalized::new_err(text),
         Error::InvalidCertificate(_) => InvalidCertificate::new_err(text),
+        Error::UnsupportedAlgorithm(_) => UnsupportedAlgorithm::new_err(text),
     }
 }
 

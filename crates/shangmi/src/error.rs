@@ -24,6 +24,9 @@ pub enum Error {
     InvalidCertificate(String),
     /// A streaming object was used after it was finalized.
     AlreadyFinalized,
+    /// Well-formed input that uses an algorithm or key type shangmi does
+    /// not implement (an RSA key in a PKCS#12 file, an unknown cipher).
+    UnsupportedAlgorithm(String),
 }
 
 /// Shorthand for results carrying an [`Error`].
@@ -47,7 +50,8 @@ impl fmt::Display for Error {
             Error::InvalidInput(m)
             | Error::InvalidKey(m)
             | Error::InvalidSignatureHint(m)
-            | Error::InvalidCertificate(m) => f.write_str(m),
+            | Error::InvalidCertificate(m)
+            | Error::UnsupportedAlgorithm(m) => f.write_str(m),
             Error::InvalidTag => f.write_str("authentication tag does not match"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::DecryptionFailed => f.write_str("decryption failed"),
