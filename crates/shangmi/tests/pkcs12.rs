@@ -233,3 +233,32 @@ fn mutations_never_panic() {
         }
     }
 }
+
+/// Real SM2 PFX files nobody here wrote (tests/vectors/README.md has their
+/// provenance): gmcert.org's (RC2-40 certificates, 3DES key, SHA-1 MAC) and
+/// Ping An's test CA's, BER with indefinite lengths and a chunked
+/// constructed OCTET STRING. Expected keys and certificates were extracted
+/// by `openssl pkcs12 -legacy -nodes` (the .key.pem / .certs.pem files).
+#[test]
+fn reads_third_party_files() {
+    for (name, pw, certs) in
+        [("gmcert-withca", "123456", 2), ("gmcert-withoutca", "123456", 1), ("cryptobin-ber-sm2", "12345678", 1)]
+    {
+        let p = open(&p12(&format!("{name}.p12")), pw).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want_key = shangmi::encoding::sm2::private_key_from_pem(&p12(&format!("{name}.key.pem")), None).unwrap();
+        let k = p.key.as_ref().unwrap();
+        assert_eq!(k.key.to_bytes(), want_key.to_bytes(), "{name}");
+        let want_certs = Certificate::from_pem_bundle(&p12(&format!("{name}.certs.pem"))).unwrap();
+        assert_eq!(want_certs.len(), certs);
+        let got: Vec<Certificate> = p.certificates.iter().map(|c| c.certificate.clone()).collect();
+        assert_eq!(got, want_certs, "{name}");
+        let i = p.key_certificate().expect("the key's certificate");
+        assert!(p.certificates[i].local_key_id.is_some(), "{name}");
+        assert_eq!(
+            open(&p12(&format!("{name}.p12")), "wrong").unwrap_err(),
+            Error::InvalidKey(pkcs12::WRONG_PASSWORD.into())
+        );
+    }
+    let p = open(&p12("cryptobin-ber-sm2.p12"), "12345678").unwrap();
+    assert_eq!(p.key.unwrap().friendly_name.as_deref(), Some("A Key"));
+}
