@@ -465,6 +465,7 @@ fn x509_assemble_crl(tbs: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Crl> 
 // ---------------------------------------------------------------- validation
 
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None, crl_max_staleness=Uint(0)))]
 fn x509_verify_chain(
     py: Python<'_>,
