@@ -42,7 +42,7 @@ use crate::x509::Certificate;
 use crate::{Error, Result};
 use kdf::{bmp_password, derive, Digest, ID_MAC};
 use legacy::Pbe;
-pub use write::{serialize, Protection};
+pub use write::{serialize, serialize_named, Protection};
 
 pub use crate::encoding::DEFAULT_MAX_ITERATIONS;
 

@@ -174,3 +174,37 @@ pub fn serialize(
     };
     Ok(der::seq(&[&der::small_int(3), &data_content_info(&auth_safe), &mac_data]))
 }
+
+/// [`serialize`] with its options as a caller in another language spells
+/// them: `name` as UTF-8 bytes, `encryption` by name ("sm", "openssl") or
+/// `None` for an unprotected file, and `password` given exactly when
+/// `encryption` is (an empty password is a password).
+pub fn serialize_named(
+    name: Option<&[u8]>,
+    key: Option<&PrivateKey>,
+    cert: Option<&Certificate>,
+    cas: &[Certificate],
+    encryption: Option<&str>,
+    password: Option<&[u8]>,
+) -> Result<Vec<u8>> {
+    let name = name
+        .map(|n| std::str::from_utf8(n).map_err(|_| Error::invalid("the friendly name must be UTF-8")))
+        .transpose()?;
+    let protection = match (encryption.map(Protection::from_name).transpose()?, password) {
+        (Some(p), Some(pw)) => Some((p, pw)),
+        (None, None) => None,
+        (Some(p), None) => {
+            return Err(Error::invalid(format!(
+                "encryption '{}' needs a password (use no encryption for an unprotected file)",
+                p.name()
+            )))
+        }
+        (None, Some(_)) => {
+            return Err(Error::invalid("a password was given but no encryption: name the encryption to use it"))
+        }
+    };
+    if key.is_none() && cert.is_none() && cas.is_empty() {
+        return Err(Error::invalid("nothing to write: give a key, a certificate or CA certificates"));
+    }
+    serialize(name, key, cert, cas, protection)
+}
