@@ -94,7 +94,10 @@ impl Digest {
 /// The password as the PKCS#12 KDF takes it (RFC 7292 B.1): a BMPString
 /// (UTF-16BE) with two trailing zero bytes. `utf8` that is not UTF-8 is
 /// taken byte by byte (each byte one code unit), as OpenSSL's ASCII variant
-/// does.
+/// does. The conversion's timing follows the password's UTF-8 structure
+/// (how many multi-byte characters it has), as in every PKCS#12
+/// implementation: the format fixes this encoding. The derivation below
+/// runs over lengths only.
 pub(crate) fn bmp_password(utf8: &[u8]) -> Zeroizing<Vec<u8>> {
     let mut out = Zeroizing::new(Vec::with_capacity(utf8.len() * 2 + 2));
     match std::str::from_utf8(utf8) {
