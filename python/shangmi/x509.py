@@ -32,7 +32,7 @@ import calendar
 import datetime as _dt
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from shangmi import _native, sm2
 from shangmi._buffer import Buffer, duck, instance, instances
@@ -47,6 +47,7 @@ __all__ = [
     "CertificateRevocationListBuilder", "RevokedCertificateBuilder", "random_serial_number", "verify_chain",
     "load_pem_x509_certificate", "load_der_x509_certificate", "load_pem_x509_certificates",
     "load_pem_x509_csr", "load_der_x509_csr", "load_pem_x509_crl", "load_der_x509_crl",
+    "load_der_pkcs7_certificates", "load_pem_pkcs7_certificates", "serialize_certificates",
 ] + list(_ext_all)
 
 #: The user ID used when issuing (GM/T 0015's default).
@@ -555,3 +556,24 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
         staleness,
     )
     return [Certificate(c) for c in chain]
+
+
+# -- certs-only PKCS#7 (pyca's serialization.pkcs7 names) -----------------------
+
+
+def load_der_pkcs7_certificates(data: Buffer) -> list[Certificate]:
+    """The certificates of a DER or BER PKCS#7 SignedData (a ``.p7b`` chain as
+    CAs publish it; RFC 5652 or GM/T 0010 content types), in file order."""
+    return [Certificate(c) for c in _native.pkcs7_certificates_from_der(data)]
+
+
+def load_pem_pkcs7_certificates(data: Buffer | str) -> list[Certificate]:
+    """:func:`load_der_pkcs7_certificates` on one ``PKCS7`` PEM block."""
+    return [Certificate(c) for c in _native.pkcs7_certificates_from_pem(_pem_bytes(data))]
+
+
+def serialize_certificates(certs: Iterable[Certificate], encoding: Literal["pem", "der"] = "pem") -> bytes:
+    """A certs-only PKCS#7 SignedData holding ``certs`` in order, as
+    ``openssl crl2pkcs7 -nocrl`` writes it (``encoding`` ``"pem"`` or ``"der"``)."""
+    return _native.pkcs7_serialize([c._c for c in instances(certs, Certificate, "certs")], encoding)
+

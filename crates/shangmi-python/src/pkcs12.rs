@@ -1,9 +1,10 @@
-//! PKCS#12 / PFX: thin wrappers over `shangmi::pkcs12` (conversion only).
+//! PKCS#12 / PFX and certs-only PKCS#7: thin wrappers over `shangmi::pkcs12`
+//! and `shangmi::x509::pkcs7` (conversion only).
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi::pkcs12;
-use shangmi::x509::Certificate;
+use shangmi::x509::{pkcs7, Certificate};
 
 use crate::buffer::{Arg, Bytes, Name, Uint};
 use crate::errors::IntoPyResult;
@@ -58,9 +59,38 @@ fn pkcs12_serialize<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
+fn wrap_all(list: Vec<Certificate>) -> Vec<X509Certificate> {
+    list.into_iter().map(|inner| X509Certificate { inner }).collect()
+}
+
+#[pyfunction]
+fn pkcs7_certificates_from_der(py: Python<'_>, data: Bytes<'_>) -> PyResult<Vec<X509Certificate>> {
+    let d = data.as_slice();
+    Ok(wrap_all(py.detach(|| pkcs7::certificates_from_der(d)).py_err()?))
+}
+
+#[pyfunction]
+fn pkcs7_certificates_from_pem(py: Python<'_>, data: Bytes<'_>) -> PyResult<Vec<X509Certificate>> {
+    let d = data.as_slice();
+    Ok(wrap_all(py.detach(|| pkcs7::certificates_from_pem(d)).py_err()?))
+}
+
+#[pyfunction]
+fn pkcs7_serialize<'py>(
+    py: Python<'py>,
+    certs: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    encoding: Name,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let certs: Vec<Certificate> = certs.iter().map(|c| c.inner.clone()).collect();
+    Ok(PyBytes::new(py, &pkcs7::serialize(&certs, &encoding.0).py_err()?))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PKCS12_DEFAULT_MAX_ITERATIONS", pkcs12::DEFAULT_MAX_ITERATIONS)?;
     m.add_function(wrap_pyfunction!(pkcs12_load, m)?)?;
     m.add_function(wrap_pyfunction!(pkcs12_serialize, m)?)?;
+    m.add_function(wrap_pyfunction!(pkcs7_certificates_from_der, m)?)?;
+    m.add_function(wrap_pyfunction!(pkcs7_certificates_from_pem, m)?)?;
+    m.add_function(wrap_pyfunction!(pkcs7_serialize, m)?)?;
     Ok(())
 }

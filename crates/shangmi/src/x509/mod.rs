@@ -17,6 +17,7 @@
 //! | [`certificate`] / [`csr`] / [`crl`] | the three signed structures ([`SignedObject`]) |
 //! | [`builder`] | tbsCertificate, signing |
 //! | [`path`] | chain building and validation |
+//! | [`pkcs7`] | certs-only PKCS#7 (`.p7b`) read and written |
 
 pub(crate) use signed::pem_one;
 pub mod builder;
@@ -27,6 +28,7 @@ pub mod ext_value;
 pub mod extensions;
 pub mod name;
 pub mod path;
+pub mod pkcs7;
 mod signed;
 
 pub use crate::encoding::der::{format_time, MAX_TIME, MIN_TIME};
