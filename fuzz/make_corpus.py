@@ -66,6 +66,7 @@ def pkcs12_seeds() -> list[bytes]:
     cert = x509.load_pem_x509_certificate((d / "leaf.pem").read_bytes())
     ca = x509.load_pem_x509_certificate((d / "ca.pem").read_bytes())
     out.append(b"\x03" + pkcs12.serialize_key_and_certificates(b"n", key, cert, [ca], encryption=None))
+    out.append(b"\x04" + x509.serialize_certificates([cert, ca], "der"))
     return out
 
 

@@ -229,10 +229,13 @@ PKCS12_PASSWORDS = (b"test", b"123456", b"12345678", None)  # the fixtures' (tes
 def pkcs12(data: bytes) -> None:
     """PKCS#12 files as an attacker would send them (DER, BER; every
     protection), with the fixtures' passwords and an iteration cap that keeps
-    one input well under the timeout."""
-    from shangmi import pkcs12 as p12
+    one input well under the timeout; selector 4: certs-only PKCS#7."""
+    from shangmi import pkcs12 as p12, x509
 
-    sel, body = data[0] % 4, data[1:]
+    sel, body = data[0] % 5, data[1:]
+    if sel == 4:
+        x509.load_der_pkcs7_certificates(body)
+        return
     p = p12.load_pkcs12(body, PKCS12_PASSWORDS[sel], max_iterations=4096)
     if p.key is not None:
         p.key.public_key()
