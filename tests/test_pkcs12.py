@@ -65,6 +65,11 @@ def test_third_party_files(name: str, password: str, n_certs: int) -> None:
     assert len(cas) == n_certs - 1
 
 
+def test_bouncycastle_ber_sm3_mac() -> None:
+    key, cert, cas = pkcs12.load_key_and_certificates(_read("bc-aes256-sm3mac.p12"), "bc密码")
+    assert key is not None and key.to_bytes() == KEY.to_bytes() and cert == LEAF and cas == [CA]
+
+
 def test_wrong_password_one_error() -> None:
     for name in ("openssl-default.p12", "openssl-legacy.p12", "gmcert-withca.p12", "cryptobin-ber-sm2.p12"):
         with pytest.raises(shangmi.InvalidKey, match="wrong password"):

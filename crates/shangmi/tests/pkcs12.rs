@@ -66,6 +66,21 @@ fn reads_every_openssl_protection() {
     check_openssl_file(&open(&p12("openssl-legacy-nonascii-password.p12"), "密码Ä").unwrap());
 }
 
+/// BouncyCastle 1.72's BER PFX (MakePfx.java): PBES2 AES-256 bags, SM3 MAC.
+#[test]
+fn reads_bouncycastle_ber_with_sm3_mac() {
+    let data = p12("bc-aes256-sm3mac.p12");
+    assert_eq!(&data[..2], &[0x30, 0x80]); // indefinite length
+    let p = open(&data, "bc密码").unwrap();
+    assert_eq!(p.key.as_ref().unwrap().key.to_bytes(), key().to_bytes());
+    assert_eq!(p.key.as_ref().unwrap().friendly_name.as_deref(), Some("bc leaf"));
+    let i = p.key_certificate().unwrap();
+    assert_eq!(p.certificates[i].certificate, leaf());
+    assert_eq!(p.certificates[i].local_key_id, p.key.as_ref().unwrap().local_key_id);
+    assert!(p.certificates.iter().any(|c| c.certificate == ca()));
+    assert_eq!(open(&data, "bc").unwrap_err(), Error::InvalidKey(pkcs12::WRONG_PASSWORD.into()));
+}
+
 #[test]
 fn wrong_password_is_one_error() {
     for f in ["openssl-default.p12", "openssl-legacy.p12", "openssl-noenc.p12", "openssl-empty-password.p12"] {
