@@ -5,8 +5,8 @@
 
 mod common;
 
-use shangmi::encoding::der;
 use shangmi::encoding::der::Reader;
+use shangmi::encoding::{der, oid};
 use shangmi::pkcs12::{self, Pkcs12, Protection, DEFAULT_MAX_ITERATIONS};
 use shangmi::sm2::PrivateKey;
 use shangmi::x509::{Certificate, SignedObject};
@@ -276,4 +276,19 @@ fn reads_third_party_files() {
     }
     let p = open(&p12("cryptobin-ber-sm2.p12"), "12345678").unwrap();
     assert_eq!(p.key.unwrap().friendly_name.as_deref(), Some("A Key"));
+}
+
+/// A PBMAC1 MAC (RFC 9579, what gmsm's all-ShangMi encoder writes) is named
+/// in the refusal rather than reported as a wrong password.
+#[test]
+fn pbmac1_is_refused_by_name() {
+    let plain = pkcs12::serialize(None, Some(&key()), None, &[], None).unwrap();
+    let body = Reader::new(&plain, "t").expect(der::SEQUENCE, "pfx").unwrap().value.to_vec();
+    let alg = der::seq(&[&der::oid(&oid::PBMAC1), &der::seq(&[])]);
+    let mac = der::seq(&[&der::seq(&[&alg, &der::octets(&[0; 32])]), &der::octets(&[1; 8]), &der::small_int(1)]);
+    let pfx = der::seq(&[&body, &mac]);
+    match open(&pfx, "x") {
+        Err(Error::UnsupportedAlgorithm(m)) => assert!(m.contains("PBMAC1"), "{m}"),
+        other => panic!("{other:?}"),
+    }
 }

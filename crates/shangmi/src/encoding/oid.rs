@@ -295,6 +295,8 @@ pub const EXTENSION_REQUEST: O = O::new_unwrap("1.2.840.113549.1.9.14");
 
 /// 1.2.840.113549.1.7.6: id-encryptedData (RFC 5652), the encrypted AuthenticatedSafe part.
 pub const ENCRYPTED_DATA: O = O::new_unwrap("1.2.840.113549.1.7.6");
+/// 1.2.840.113549.1.5.14: PBMAC1 (RFC 8018, in PKCS#12 by RFC 9579), named in refusals.
+pub const PBMAC1: O = O::new_unwrap("1.2.840.113549.1.5.14");
 /// 1.2.840.113549.1.9.20: PKCS#9 friendlyName (a BMPString bag attribute).
 pub const FRIENDLY_NAME: O = O::new_unwrap("1.2.840.113549.1.9.20");
 /// 1.2.840.113549.1.9.21: PKCS#9 localKeyId (an OCTET STRING bag attribute).

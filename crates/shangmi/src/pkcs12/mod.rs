@@ -139,6 +139,9 @@ fn next_octets<'a>(r: &mut Reader<'a>, field: &str) -> Result<Cow<'a, [u8]>> {
 fn digest_algorithm(r: &mut Reader<'_>, field: &str) -> Result<ObjectIdentifier> {
     let mut a = r.nested(der::SEQUENCE, field)?;
     let o = a.oid(field)?;
+    if o == oid::PBMAC1 {
+        return Ok(o); // refused by name by the caller; its parameters are not read
+    }
     if let Some(n) = a.optional(der::NULL)? {
         if !n.value.is_empty() {
             return Err(a.err(format!("{field}: NULL parameters with contents")));
@@ -408,6 +411,12 @@ pub fn parse(data: &[u8], password: Option<&[u8]>, max_iterations: u32) -> Resul
         let salt = m.octets("macSalt")?;
         let iterations = if m.peek_tag() == Some(der::INTEGER) { m.small_uint("MAC iteration count")? } else { 1 };
         m.finish("macData")?;
+        if alg == oid::PBMAC1 {
+            return Err(unsupported(
+                "PKCS#12: PBMAC1 integrity (RFC 9579; gmsm's all-ShangMi encoder writes it) is not supported; \
+                 supported MACs: HMAC-SHA1, HMAC-SHA256, HMAC-SM3 with the PKCS#12 key derivation",
+            ));
+        }
         let h = Digest::from_oid(&alg).ok_or_else(|| {
             unsupported(format!("PKCS#12: unsupported MAC digest {alg} (supported: SHA-1, SHA-256, SM3)"))
         })?;
