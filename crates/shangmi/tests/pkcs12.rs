@@ -292,3 +292,20 @@ fn pbmac1_is_refused_by_name() {
         other => panic!("{other:?}"),
     }
 }
+
+/// friendlyName as UTF8String (written by some tools instead of BMPString)
+/// is read; in another string type it is skipped, not fatal.
+#[test]
+fn friendly_name_string_types() {
+    let plain = pkcs12::serialize(Some("n"), Some(&key()), None, &[], None).unwrap();
+    let bmp = [0x1E, 0x02, 0x00, b'n'];
+    let at = plain.windows(4).position(|w| w == bmp).unwrap();
+    let mut utf8 = plain.clone();
+    utf8[at] = 0x0C;
+    let p = pkcs12::parse(&utf8, None, DEFAULT_MAX_ITERATIONS).unwrap();
+    assert_eq!(p.key.unwrap().friendly_name.as_deref(), Some("\0n"));
+    let mut other = plain.clone();
+    other[at] = 0x13; // PrintableString
+    let p = pkcs12::parse(&other, None, DEFAULT_MAX_ITERATIONS).unwrap();
+    assert!(p.key.unwrap().friendly_name.is_none());
+}

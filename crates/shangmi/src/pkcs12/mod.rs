@@ -234,15 +234,22 @@ impl Parser<'_> {
             let mut values = a.nested(der::SET, "bag attribute values")?;
             a.finish("bag attribute")?;
             if o == oid::FRIENDLY_NAME {
-                let v = values.expect(der::BMP_STRING, "friendlyName")?;
-                if v.value.len() % 2 != 0 {
-                    return Err(values.err("friendlyName: BMPString of odd length"));
+                // PKCS#9 says BMPString; UTF8String is also written. A name
+                // in another string type is informational and skipped.
+                let v = values.any()?;
+                if v.tag == der::BMP_STRING {
+                    if v.value.len() % 2 != 0 {
+                        return Err(values.err("friendlyName: BMPString of odd length"));
+                    }
+                    let units = v.value.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]]));
+                    let name: String = char::decode_utf16(units)
+                        .collect::<std::result::Result<_, _>>()
+                        .map_err(|_| values.err("friendlyName: not valid UTF-16"))?;
+                    out.friendly_name = Some(name);
+                } else if v.tag == der::UTF8_STRING {
+                    let name = std::str::from_utf8(v.value).map_err(|_| values.err("friendlyName: not valid UTF-8"))?;
+                    out.friendly_name = Some(name.to_string());
                 }
-                let units = v.value.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]]));
-                let name: String = char::decode_utf16(units)
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(|_| values.err("friendlyName: not valid UTF-16"))?;
-                out.friendly_name = Some(name);
             } else if o == oid::LOCAL_KEY_ID {
                 out.local_key_id = Some(next_octets(&mut values, "localKeyId")?.into_owned());
             }
