@@ -52,6 +52,24 @@ def pki_seeds() -> list[bytes]:
     ]
 
 
+def pkcs12_seeds() -> list[bytes]:
+    """OpenSSL-made and third-party PFX files (tests/vectors/pkcs12), each with
+    the selector of its password (see targets.PKCS12_PASSWORDS), and an
+    unprotected file made here (its bags reach the parsers without a MAC)."""
+    from shangmi import pkcs12, x509
+
+    d = HERE.parent / "tests" / "vectors" / "pkcs12"
+    files = [("openssl-legacy.p12", 0), ("openssl-default.p12", 0), ("openssl-sm4-sm3mac.p12", 0),
+             ("openssl-noenc.p12", 0), ("gmcert-withca.p12", 1), ("cryptobin-ber-sm2.p12", 2)]
+    out = [bytes([sel]) + (d / f).read_bytes() for f, sel in files]
+    key = sm2.PrivateKey.from_pem((d / "key.pem").read_bytes())
+    cert = x509.load_pem_x509_certificate((d / "leaf.pem").read_bytes())
+    ca = x509.load_pem_x509_certificate((d / "ca.pem").read_bytes())
+    out.append(b"\x03" + pkcs12.serialize_key_and_certificates(b"n", key, cert, [ca], encryption=None))
+    out.append(b"\x04" + x509.serialize_certificates([cert, ca], "der"))
+    return out
+
+
 def sm9_seeds() -> list[bytes]:
     """GmSSL-written SM9 files (tests/vectors/sm9_gmssl), each routed to its parser."""
     import base64
@@ -123,6 +141,7 @@ def seeds() -> dict[str, list[bytes]]:
         "compat_gmssl": compat,
         "pki_parsers": pki_seeds(),
         "sm9_parsers": sm9_seeds(),
+        "pkcs12": pkcs12_seeds(),
         "selftest_raise": [b"CRASH"],
     }
 

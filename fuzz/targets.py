@@ -287,6 +287,26 @@ def sm9_parsers(data: bytes) -> None:
         k["bob"].decapsulate(body, 32)
 
 
+PKCS12_PASSWORDS = (b"test", b"123456", b"12345678", None)  # the fixtures' (tests/vectors/pkcs12)
+
+
+def pkcs12(data: bytes) -> None:
+    """PKCS#12 files as an attacker would send them (DER, BER; every
+    protection), with the fixtures' passwords and an iteration cap that keeps
+    one input well under the timeout; selector 4: certs-only PKCS#7."""
+    from shangmi import pkcs12 as p12, x509
+
+    sel, body = data[0] % 5, data[1:]
+    if sel == 4:
+        x509.load_der_pkcs7_certificates(body)
+        return
+    p = p12.load_pkcs12(body, PKCS12_PASSWORDS[sel], max_iterations=4096)
+    if p.key is not None:
+        p.key.public_key()
+    for c in p.additional_certs:
+        c.certificate.subject.rfc4514_string()
+
+
 def selftest_raise(data: bytes) -> None:
     """Deliberately fails on inputs starting with b"CRASH": proves the runner reports findings."""
     if data.startswith(b"CRASH"):
@@ -297,7 +317,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     f.__name__: f
     for f in (
         sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers,
-        sm9_parsers, tlcp_handshake, tlcp_record,
+        sm9_parsers, tlcp_handshake, tlcp_record, pkcs12,
     )
 }
 

@@ -7,7 +7,7 @@ Pythonic API.
 
 from __future__ import annotations
 
-from shangmi import cms, exceptions, sm2, sm3, sm4, sm9, x509, zuc
+from shangmi import cms, exceptions, pkcs12, sm2, sm3, sm4, sm9, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
@@ -21,6 +21,7 @@ from shangmi.exceptions import (
     NotYetFinalized,
     ShangmiError,
     ShangmiTypeError,
+    UnsupportedAlgorithm,
 )
 
 #: The package version, kept equal to the workspace Cargo.toml's by
@@ -35,6 +36,7 @@ __all__ = [
     "zuc",
     "x509",
     "cms",
+    "pkcs12",
     "cpu_features",
     "set_num_threads",
     "num_threads",

@@ -266,9 +266,32 @@ def x509_tbs_crl(
 def x509_assemble_crl(tbs: _Buffer, signature: _Buffer) -> X509Crl: ...
 def x509_verify_chain(
     leaf: X509Certificate, intermediates: list[X509Certificate], roots: list[X509Certificate], crls: list[X509Crl],
-    at: int, uid: _Buffer | None = None,
+    at: int, uid: _Buffer | None = None, crl_max_staleness: int = ...,
 ) -> list[X509Certificate]: ...
 def x509_format_time(secs: int) -> str: ...
+
+# --- pkcs12 (crates/shangmi-python/src/pkcs12.rs) ------------------------------
+
+PKCS12_DEFAULT_MAX_ITERATIONS: int
+
+def pkcs12_load(
+    data: _Buffer, password: _Buffer | None, max_iterations: int
+) -> tuple[
+    tuple[Sm2PrivateKey, tuple[str | None, bytes | None]] | None,
+    list[tuple[X509Certificate, tuple[str | None, bytes | None]]],
+    int | None,
+]: ...
+def pkcs12_serialize(
+    name: _Buffer | None,
+    key: Sm2PrivateKey | None,
+    cert: X509Certificate | None,
+    cas: list[X509Certificate],
+    encryption: str | None,
+    password: _Buffer | None,
+) -> bytes: ...
+def pkcs7_certificates_from_der(data: _Buffer) -> list[X509Certificate]: ...
+def pkcs7_certificates_from_pem(data: _Buffer) -> list[X509Certificate]: ...
+def pkcs7_serialize(certs: list[X509Certificate], encoding: str) -> bytes: ...
 
 # --- cms (crates/shangmi-python/src/cms.rs) ---------------------------------
 

@@ -30,6 +30,7 @@ __all__ = [
     "CertificateVerifyError",
     "TLSWantReadError",
     "TLSWantWriteError",
+    "UnsupportedAlgorithm",
 ]
 
 
@@ -122,3 +123,6 @@ class TLSWantWriteError(TLSError, _ssl.SSLWantWriteError):
     (as :class:`ssl.SSLWantWriteError`): retry when the socket is writable."""
 
     __str__ = Exception.__str__
+class UnsupportedAlgorithm(ShangmiError, ValueError):
+    """Well-formed input that uses an algorithm or key type shangmi does not
+    implement, such as an RSA key in a PKCS#12 file (pyca's name)."""

@@ -32,7 +32,7 @@ import calendar
 import datetime as _dt
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from shangmi import _native, sm2
 from shangmi._buffer import Buffer, duck, instance, instances
@@ -47,6 +47,7 @@ __all__ = [
     "CertificateRevocationListBuilder", "RevokedCertificateBuilder", "random_serial_number", "verify_chain",
     "load_pem_x509_certificate", "load_der_x509_certificate", "load_pem_x509_certificates",
     "load_pem_x509_csr", "load_der_x509_csr", "load_pem_x509_crl", "load_der_x509_crl",
+    "load_der_pkcs7_certificates", "load_pem_pkcs7_certificates", "serialize_certificates",
 ] + list(_ext_all)
 
 #: The user ID used when issuing (GM/T 0015's default).
@@ -522,7 +523,8 @@ class CertificateRevocationListBuilder:
 
 def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_roots: Iterable[Certificate], *,
                  at: _dt.datetime | None = None, uid: Buffer | None = None,
-                 crls: Iterable[CertificateRevocationList] = ()) -> list[Certificate]:
+                 crls: Iterable[CertificateRevocationList] = (),
+                 crl_max_staleness: _dt.timedelta | None = None) -> list[Certificate]:
     """Builds and checks the path from ``leaf`` to one of ``trust_roots``:
     name chaining (and key identifiers), every signature, validity at ``at``
     (default now), basicConstraints (CA flag, path length), keyUsage
@@ -530,8 +532,20 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
     revocation when ``crls`` are given. Returns the chain, leaf first and
     trust root last; raises :class:`~shangmi.InvalidCertificate` naming the
     certificate and the reason. ``uid=None`` accepts either deployed SM2 ID
-    per signature; bytes pin one for every link."""
+    per signature; bytes pin one for every link.
+
+    A CRL establishes status only between its thisUpdate and nextUpdate
+    (RFC 5280 6.3.3): one past its nextUpdate at ``at`` is refused, naming
+    its issuer and dates, unless ``crl_max_staleness`` (a
+    :class:`datetime.timedelta`) allows that much time past nextUpdate; one
+    whose thisUpdate is after ``at`` is always refused."""
     when = _secs(at, "at") if at is not None else _secs(_dt.datetime.now(_dt.timezone.utc), "at")
+    if crl_max_staleness is None:
+        staleness = 0
+    elif isinstance(crl_max_staleness, _dt.timedelta):
+        staleness = crl_max_staleness // _dt.timedelta(seconds=1)
+    else:
+        raise ShangmiTypeError(f"crl_max_staleness must be a timedelta, got {type(crl_max_staleness).__name__}")
     chain = _native.x509_verify_chain(
         instance(leaf, Certificate, "leaf")._c,
         [c._c for c in instances(intermediates, Certificate, "intermediates")],
@@ -539,5 +553,27 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
         [c._l for c in instances(crls, CertificateRevocationList, "crls")],
         when,
         uid,
+        staleness,
     )
     return [Certificate(c) for c in chain]
+
+
+# -- certs-only PKCS#7 (pyca's serialization.pkcs7 names) -----------------------
+
+
+def load_der_pkcs7_certificates(data: Buffer) -> list[Certificate]:
+    """The certificates of a DER or BER PKCS#7 SignedData (a ``.p7b`` chain as
+    CAs publish it; RFC 5652 or GM/T 0010 content types), in file order."""
+    return [Certificate(c) for c in _native.pkcs7_certificates_from_der(data)]
+
+
+def load_pem_pkcs7_certificates(data: Buffer | str) -> list[Certificate]:
+    """:func:`load_der_pkcs7_certificates` on one ``PKCS7`` PEM block."""
+    return [Certificate(c) for c in _native.pkcs7_certificates_from_pem(_pem_bytes(data))]
+
+
+def serialize_certificates(certs: Iterable[Certificate], encoding: Literal["pem", "der"] = "pem") -> bytes:
+    """A certs-only PKCS#7 SignedData holding ``certs`` in order, as
+    ``openssl crl2pkcs7 -nocrl`` writes it (``encoding`` ``"pem"`` or ``"der"``)."""
+    return _native.pkcs7_serialize([c._c for c in instances(certs, Certificate, "certs")], encoding)
+

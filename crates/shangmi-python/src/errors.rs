@@ -17,6 +17,7 @@ pyo3::import_exception!(shangmi.exceptions, AlreadyFinalized);
 pyo3::import_exception!(shangmi.exceptions, InvalidCertificate);
 pyo3::import_exception!(shangmi.exceptions, TLSError);
 pyo3::import_exception!(shangmi.exceptions, CertificateVerifyError);
+pyo3::import_exception!(shangmi.exceptions, UnsupportedAlgorithm);
 
 /// Python spellings of the options the core's messages name in words: the
 /// core speaks no host language, and this table is the one place where a
@@ -34,6 +35,7 @@ const PYTHON_ADVICE: &[(&str, &str)] = &[
     ("give a uid", "pass uid="),
     ("raise the iteration cap to ", "pass max_iterations="),
     ("needs a signing identity and an encryption identity", "needs load_cert_chain() and load_enc_cert_chain()"),
+    ("pass a staleness allowance", "pass crl_max_staleness="),
 ];
 
 /// The core's message with the Python advice of [`PYTHON_ADVICE`].
@@ -61,6 +63,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         Error::InvalidCertificate(_) => InvalidCertificate::new_err(text),
         Error::Tls(_) => TLSError::new_err(text),
         Error::CertificateVerify(_) => CertificateVerifyError::new_err(text),
+        Error::UnsupportedAlgorithm(_) => UnsupportedAlgorithm::new_err(text),
     }
 }
 

@@ -40,6 +40,7 @@ mod cpu;
 mod errors;
 mod gil;
 mod keys;
+mod pkcs12;
 mod sm2;
 mod sm3;
 mod sm4;
@@ -59,6 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sm2::register(m)?;
     x509::register(m)?;
     cms::register(m)?;
+    pkcs12::register(m)?;
     sm9::register(m)?;
     tls::register(m)?;
     Ok(())

@@ -130,7 +130,7 @@ impl Sm2PublicKey {
 /// `to_bytes` / `to_der` / `to_pem`; it has no pickle or copy support.
 #[pyclass(name = "Sm2PrivateKey", module = "shangmi._native", frozen)]
 pub(crate) struct Sm2PrivateKey {
-    inner: sm2::PrivateKey,
+    pub(crate) inner: sm2::PrivateKey,
 }
 
 impl Sm2PrivateKey {

@@ -11,7 +11,7 @@ use shangmi::x509::{
 };
 use shangmi::Result;
 
-use crate::buffer::{Arg, Bytes, Name as Text};
+use crate::buffer::{Arg, Bytes, Name as Text, Uint};
 use crate::errors::{retype, IntoPyResult};
 
 type ExtTuple = (String, bool, Vec<u8>);
@@ -465,7 +465,8 @@ fn x509_assemble_crl(tbs: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Crl> 
 // ---------------------------------------------------------------- validation
 
 #[pyfunction]
-#[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None, crl_max_staleness=Uint(0)))]
 fn x509_verify_chain(
     py: Python<'_>,
     leaf: Arg<Py<X509Certificate>>,
@@ -474,14 +475,13 @@ fn x509_verify_chain(
     crls: Arg<Vec<PyRef<'_, X509Crl>>>,
     at: Arg<i64>,
     uid: Option<Bytes<'_>>,
+    crl_max_staleness: Uint<u64>,
 ) -> PyResult<Vec<X509Certificate>> {
     let inter: Vec<Certificate> = intermediates.iter().map(|c| c.inner.clone()).collect();
     let roots: Vec<Certificate> = roots.iter().map(|c| c.inner.clone()).collect();
     let crls: Vec<Crl> = crls.iter().map(|c| c.inner.clone()).collect();
-    let (u, at) = (opt_uid(&uid), at.0);
-    let chain = py
-        .detach(|| x509::verify_chain(&leaf.get().inner, &inter, &roots, &crls, x509::Options { at, uid: u }))
-        .py_err()?;
+    let opts = x509::Options { at: at.0, uid: opt_uid(&uid), crl_max_staleness: crl_max_staleness.0 };
+    let chain = py.detach(|| x509::verify_chain(&leaf.get().inner, &inter, &roots, &crls, opts)).py_err()?;
     Ok(chain.into_iter().map(|inner| X509Certificate { inner }).collect())
 }
 

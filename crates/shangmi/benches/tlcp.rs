@@ -333,7 +333,7 @@ fn phases(rounds: usize) {
             "x509 verify_chain (sign cert)",
             100,
             Box::new(|| {
-                let o = Options { at, uid: None };
+                let o = Options::at(at);
                 sink(black_box(verify_chain(&sign_cert, &chain, &roots, &[], o).unwrap()))
             }),
         ),
@@ -341,7 +341,7 @@ fn phases(rounds: usize) {
             "x509 verify_chain (enc cert)",
             100,
             Box::new(|| {
-                let o = Options { at, uid: None };
+                let o = Options::at(at);
                 sink(black_box(verify_chain(&enc_cert, &chain, &roots, &[], o).unwrap()))
             }),
         ),

@@ -31,6 +31,9 @@ pub enum Error {
     /// names what failed (untrusted issuer, expired, host name mismatch,
     /// key usage, ...).
     CertificateVerify(String),
+    /// Well-formed input that uses an algorithm or key type shangmi does
+    /// not implement (an RSA key in a PKCS#12 file, an unknown cipher).
+    UnsupportedAlgorithm(String),
 }
 
 /// Shorthand for results carrying an [`Error`].
@@ -56,7 +59,8 @@ impl fmt::Display for Error {
             | Error::InvalidSignatureHint(m)
             | Error::InvalidCertificate(m)
             | Error::Tls(m)
-            | Error::CertificateVerify(m) => f.write_str(m),
+            | Error::CertificateVerify(m)
+            | Error::UnsupportedAlgorithm(m) => f.write_str(m),
             Error::InvalidTag => f.write_str("authentication tag does not match"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::DecryptionFailed => f.write_str("decryption failed"),

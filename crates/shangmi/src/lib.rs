@@ -19,6 +19,7 @@ pub mod encoding;
 mod error;
 pub mod kex;
 pub mod par;
+pub mod pkcs12;
 pub mod rand;
 pub mod sm2;
 pub mod sm3;

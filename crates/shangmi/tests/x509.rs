@@ -65,7 +65,7 @@ fn pki() -> Pki {
 }
 
 fn opts() -> Options<'static> {
-    Options { at: NOW, uid: None }
+    Options::at(NOW)
 }
 
 #[test]
@@ -93,14 +93,14 @@ fn refusals_have_their_own_messages() {
         Err(Error::InvalidCertificate(m)) => m,
         other => panic!("expected InvalidCertificate, got {other:?}"),
     };
-    let late = Options { at: NOW + 2 * DAY, uid: None };
+    let late = Options::at(NOW + 2 * DAY);
     assert!(e(x509::verify_chain(&p.leaf, std::slice::from_ref(&p.inter), std::slice::from_ref(&p.root), &[], late))
         .contains("expired"));
-    let early = Options { at: NOW - 2 * DAY, uid: None };
+    let early = Options::at(NOW - 2 * DAY);
     assert!(e(x509::verify_chain(&p.leaf, std::slice::from_ref(&p.inter), std::slice::from_ref(&p.root), &[], early))
         .contains("not yet valid"));
     assert!(e(x509::verify_chain(&p.leaf, &[], std::slice::from_ref(&p.root), &[], opts())).contains("not found"));
-    let pinned = Options { at: NOW, uid: Some(b"") };
+    let pinned = Options { uid: Some(b""), ..Options::at(NOW) };
     assert!(e(x509::verify_chain(&p.leaf, std::slice::from_ref(&p.inter), std::slice::from_ref(&p.root), &[], pinned))
         .contains("signature does not verify"));
     let k = PrivateKey::generate().unwrap();

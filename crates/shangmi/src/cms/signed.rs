@@ -288,7 +288,7 @@ pub fn verify(
         }
         if let Some((roots, at)) = trust {
             let others: Vec<Certificate> = pool.iter().filter(|c| *c != cert).cloned().collect();
-            x509::verify_chain(cert, &others, roots, &[], Options { at, uid: None }).map_err(|e| match e {
+            x509::verify_chain(cert, &others, roots, &[], Options::at(at)).map_err(|e| match e {
                 Error::InvalidCertificate(m) => Error::InvalidCertificate(format!("signer not trusted: {m}")),
                 other => other,
             })?;

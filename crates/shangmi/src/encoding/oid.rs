@@ -291,6 +291,45 @@ pub const SIGNING_TIME: O = O::new_unwrap("1.2.840.113549.1.9.5");
 /// 1.2.840.113549.1.9.14: PKCS#9 extensionRequest, the CSR attribute carrying extensions.
 pub const EXTENSION_REQUEST: O = O::new_unwrap("1.2.840.113549.1.9.14");
 
+// ---------------------------------------------------------------- PKCS#12 (RFC 7292)
+
+/// 1.2.840.113549.1.7.6: id-encryptedData (RFC 5652), the encrypted AuthenticatedSafe part.
+pub const ENCRYPTED_DATA: O = O::new_unwrap("1.2.840.113549.1.7.6");
+/// 1.2.840.113549.1.5.14: PBMAC1 (RFC 8018, in PKCS#12 by RFC 9579), named in refusals.
+pub const PBMAC1: O = O::new_unwrap("1.2.840.113549.1.5.14");
+/// 1.2.840.113549.1.9.20: PKCS#9 friendlyName (a BMPString bag attribute).
+pub const FRIENDLY_NAME: O = O::new_unwrap("1.2.840.113549.1.9.20");
+/// 1.2.840.113549.1.9.21: PKCS#9 localKeyId (an OCTET STRING bag attribute).
+pub const LOCAL_KEY_ID: O = O::new_unwrap("1.2.840.113549.1.9.21");
+/// 1.2.840.113549.1.9.22.1: x509Certificate, the certId of a PKCS#12 CertBag.
+pub const X509_CERTIFICATE_BAG: O = O::new_unwrap("1.2.840.113549.1.9.22.1");
+/// 1.2.840.113549.1.12.1.3: pbeWithSHAAnd3-KeyTripleDES-CBC (RFC 7292 C).
+pub const PBE_SHA1_3DES: O = O::new_unwrap("1.2.840.113549.1.12.1.3");
+/// 1.2.840.113549.1.12.1.4: pbeWithSHAAnd2-KeyTripleDES-CBC (RFC 7292 C).
+pub const PBE_SHA1_2DES: O = O::new_unwrap("1.2.840.113549.1.12.1.4");
+/// 1.2.840.113549.1.12.1.5: pbeWithSHAAnd128BitRC2-CBC (RFC 7292 C).
+pub const PBE_SHA1_RC2_128: O = O::new_unwrap("1.2.840.113549.1.12.1.5");
+/// 1.2.840.113549.1.12.1.6: pbewithSHAAnd40BitRC2-CBC (RFC 7292 C).
+pub const PBE_SHA1_RC2_40: O = O::new_unwrap("1.2.840.113549.1.12.1.6");
+/// 1.2.840.113549.1.12.10.1.1: keyBag (RFC 7292 4.2.1).
+pub const KEY_BAG: O = O::new_unwrap("1.2.840.113549.1.12.10.1.1");
+/// 1.2.840.113549.1.12.10.1.2: pkcs8ShroudedKeyBag (RFC 7292 4.2.2).
+pub const PKCS8_SHROUDED_KEY_BAG: O = O::new_unwrap("1.2.840.113549.1.12.10.1.2");
+/// 1.2.840.113549.1.12.10.1.3: certBag (RFC 7292 4.2.3).
+pub const CERT_BAG: O = O::new_unwrap("1.2.840.113549.1.12.10.1.3");
+/// 1.2.840.113549.1.12.10.1.4: crlBag (RFC 7292 4.2.4).
+pub const CRL_BAG: O = O::new_unwrap("1.2.840.113549.1.12.10.1.4");
+/// 1.2.840.113549.1.12.10.1.5: secretBag (RFC 7292 4.2.5).
+pub const SECRET_BAG: O = O::new_unwrap("1.2.840.113549.1.12.10.1.5");
+/// 1.2.840.113549.1.12.10.1.6: safeContentsBag (RFC 7292 4.2.6).
+pub const SAFE_CONTENTS_BAG: O = O::new_unwrap("1.2.840.113549.1.12.10.1.6");
+/// 1.3.14.3.2.26: SHA-1 (OIW), the digest of the usual PKCS#12 MAC.
+pub const SHA1: O = O::new_unwrap("1.3.14.3.2.26");
+/// 2.16.840.1.101.3.4.2.1: SHA-256 (NIST), the digest of OpenSSL 3's PKCS#12 MAC.
+pub const SHA256: O = O::new_unwrap("2.16.840.1.101.3.4.2.1");
+/// 1.2.840.113549.1.1.1: rsaEncryption (RFC 8017), named in refusals of RSA keys.
+pub const RSA_ENCRYPTION: O = O::new_unwrap("1.2.840.113549.1.1.1");
+
 // ---------------------------------------------------------------- Name attributes (X.520, RFC 4519)
 
 /// 2.5.4.3: commonName (CN).

@@ -18,6 +18,7 @@
 //! | [`builder`] | tbsCertificate, signing |
 //! | [`path`] | chain building and validation |
 //! | [`hostname`] | RFC 6125 host name checks |
+//! | [`pkcs7`] | certs-only PKCS#7 (`.p7b`) read and written |
 
 pub(crate) use signed::pem_one;
 pub mod builder;
@@ -29,6 +30,7 @@ pub mod extensions;
 pub mod hostname;
 pub mod name;
 pub mod path;
+pub mod pkcs7;
 mod signed;
 
 pub use crate::encoding::der::{format_time, MAX_TIME, MIN_TIME};

@@ -4,6 +4,15 @@
 //! keyUsage (keyCertSign; cRLSign for CRLs), unknown critical extensions and,
 //! when CRLs are given, revocation. Each refusal has its own message naming
 //! the certificate.
+//!
+//! CRL freshness (RFC 5280 section 6.3.3): a CRL establishes status only
+//! between its thisUpdate and its nextUpdate. One whose thisUpdate is after
+//! the validation time, or whose nextUpdate is before it, is refused with a
+//! message naming its issuer and dates, so a revoked certificate cannot pass
+//! on an old list an attacker replays. A caller who knowingly accepts old
+//! lists (an offline archive) sets [`Options::crl_max_staleness`]. A CRL
+//! without nextUpdate (not conforming to RFC 5280 section 5.1.2.5, but
+//! seen) has no end and is used as OpenSSL uses it.
 
 use super::certificate::Certificate;
 use super::crl::Crl;
@@ -24,6 +33,17 @@ pub struct Options<'a> {
     pub at: i64,
     /// SM2 user ID: `None` accepts either deployed convention per signature.
     pub uid: Option<&'a [u8]>,
+    /// Seconds past its nextUpdate a CRL may still be used; 0 (strict, the
+    /// RFC 5280 rule) refuses every CRL whose nextUpdate has passed.
+    pub crl_max_staleness: u64,
+}
+
+impl<'a> Options<'a> {
+    /// Strict options at `at` (Unix seconds): either SM2 user ID, no stale
+    /// CRLs.
+    pub fn at(at: i64) -> Options<'a> {
+        Options { at, uid: None, crl_max_staleness: 0 }
+    }
 }
 
 fn label(c: &Certificate) -> String {
@@ -179,7 +199,44 @@ impl<'a> Search<'a> {
     }
 }
 
-fn check_revocation(chain: &[&Certificate], crls: &[Crl], uid: Option<&[u8]>) -> Result<()> {
+/// A CRL used at `at` must have been issued by then and not be past its
+/// nextUpdate by more than `allowance` seconds.
+fn check_crl_time(cert: &Certificate, crl: &Crl, at: i64, allowance: u64) -> Result<()> {
+    use crate::encoding::der::format_time;
+    let dates = || match crl.next_update() {
+        Some(n) => format!("thisUpdate {}, nextUpdate {}", format_time(crl.this_update()), format_time(n)),
+        None => format!("thisUpdate {}, no nextUpdate", format_time(crl.this_update())),
+    };
+    if crl.this_update() > at {
+        return Err(refuse(
+            cert,
+            format!(
+                "the CRL of '{}' is not yet valid ({}; checked at {}): a CRL issued after the validation time cannot establish status",
+                crl.issuer().rfc4514(),
+                dates(),
+                format_time(at)
+            ),
+        ));
+    }
+    if let Some(next) = crl.next_update() {
+        let limit = i64::try_from(allowance).map_or(i64::MAX, |a| next.saturating_add(a));
+        if at > limit {
+            return Err(refuse(
+                cert,
+                format!(
+                    "the CRL of '{}' has expired ({}; checked at {}): a CRL past its nextUpdate cannot establish revocation status (RFC 5280 6.3.3); pass a staleness allowance to use it anyway",
+                    crl.issuer().rfc4514(),
+                    dates(),
+                    format_time(at)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_revocation(chain: &[&Certificate], crls: &[Crl], opts: Options<'_>) -> Result<()> {
+    let uid = opts.uid;
     for (i, cert) in chain.iter().enumerate().take(chain.len() - 1) {
         let issuer = chain[i + 1];
         for crl in crls.iter().filter(|c| c.issuer().matches(cert.issuer())) {
@@ -194,6 +251,7 @@ fn check_revocation(chain: &[&Certificate], crls: &[Crl], uid: Option<&[u8]>) ->
                     format!("the CRL of '{}' has a signature that does not verify", crl.issuer().rfc4514()),
                 ));
             }
+            check_crl_time(cert, crl, opts.at, opts.crl_max_staleness)?;
             if let Some(entry) = crl.find(cert.serial()) {
                 return Err(refuse(
                     cert,
@@ -244,6 +302,6 @@ pub fn verify_chain(
             }
         }
     }
-    check_revocation(&chain, crls, opts.uid)?;
+    check_revocation(&chain, crls, opts)?;
     Ok(chain.into_iter().cloned().collect())
 }

@@ -68,7 +68,7 @@ pub(crate) fn validate(
     rest: &[Certificate],
     c: &Check<'_>,
 ) -> HsResult<()> {
-    let opts = Options { at: now(c.now), uid: c.uid };
+    let opts = Options { uid: c.uid, ..Options::at(now(c.now)) };
     let sent: Vec<&Certificate> = std::iter::once(sign).chain(enc).chain(rest).collect();
     let key = c.cache.map(|_| validated::key(c.roots, c.uid, &sent));
     if let (Some(cache), Some(k)) = (c.cache, &key) {
