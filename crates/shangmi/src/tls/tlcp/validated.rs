@@ -19,9 +19,12 @@ use std::sync::Mutex;
 /// How many validated certificate lists are remembered.
 pub(crate) const CAPACITY: usize = 64;
 
+/// Validity windows by key, and the keys in insertion order (for eviction).
+type Entries = (HashMap<[u8; 32], (i64, i64)>, VecDeque<[u8; 32]>);
+
 #[derive(Debug, Default)]
 pub struct ValidatedChains {
-    inner: Mutex<(HashMap<[u8; 32], (i64, i64)>, VecDeque<[u8; 32]>)>,
+    inner: Mutex<Entries>,
 }
 
 impl Clone for ValidatedChains {
