@@ -32,6 +32,15 @@ use zeroize::Zeroize;
 /// Most rows a table has (w ≥ 5: ⌈256/5⌉ = 52).
 const MAX_WINDOWS: usize = 64;
 
+/// A scalar's recoded digits, (entry index, negate) pairs ([`recode_odd`]).
+pub type Digits = [(u64, Choice); MAX_WINDOWS];
+
+/// All-zero digits, to recode into.
+#[inline(always)]
+pub fn no_digits() -> Digits {
+    [(0, Choice::from(0)); MAX_WINDOWS]
+}
+
 /// What the comb needs from a group: how an entry is stored (scan-ready),
 /// looked up and negated, how rows are built, and the additions.
 ///
@@ -74,10 +83,12 @@ pub trait CombGroup: Sized + 'static {
 
     /// e0 + e1 for e0 ≠ ±e1, neither the identity: the start of a sum.
     fn start<B: MulBackend>(b: B, e0: &Self::Entry, e1: &Self::Entry) -> Self::Point;
-    /// p + e for p ≠ ±e, neither the identity.
-    fn add_entry<B: MulBackend>(b: B, p: &Self::Point, e: &Self::Entry) -> Self::Point;
-    /// p + e for p and e not the identity, p == e and p == −e included.
-    fn add_entry_last<B: MulBackend>(b: B, p: &Self::Point, e: &Self::Entry) -> Self::Point;
+    /// p + e for p and e not the identity: for p ≠ ±e, or, when `complete`,
+    /// in every case (p == e and p == −e included). `complete` is public
+    /// (the comb sets it for its last addition only), and one body serves
+    /// both, so an implementation shares the sum and adds only the select
+    /// (SM2's mixed addition computes the doubling of e beside it).
+    fn add_entry<B: MulBackend>(b: B, p: &Self::Point, e: &Self::Entry, complete: bool) -> Self::Point;
 }
 
 /// The odd multiples b, 3b, …, (2m − 1)·b of an element b of order n
@@ -167,23 +178,21 @@ impl<G: CombGroup> CombTable<G> {
         G::cneg(&G::lookup(self.row(win), idx), neg)
     }
 
-    /// The digits of k, least significant first, as (index, sign) pairs:
-    /// k made odd (k' = ±k mod n), recoded into ⌈256/w⌉ odd digits, the
-    /// sign of k folded into the digits' signs. Wipe them after use
-    /// ([`wipe_digits`]).
+    /// The digits of k into `digits` (the first ⌈256/w⌉), least
+    /// significant first, as (index, sign) pairs: k made odd (k' = ±k mod
+    /// n), recoded into odd digits, the sign of k folded into the digits'
+    /// signs. Wipe them after use ([`wipe_digits`]). (An out parameter: a
+    /// returned array was copied, 1 KiB, on every k·G.)
     #[inline(always)]
-    pub fn digits(&self, k: &Limbs) -> [(u64, Choice); MAX_WINDOWS] {
+    pub fn recode(&self, k: &Limbs, digits: &mut Digits) {
         let (mut k, flip) = odd_scalar::<G::Order>(k);
-        let mut digits = [(0u64, Choice::from(0)); MAX_WINDOWS];
-        recode_odd(&k, self.w, self.windows, flip, &mut digits);
+        recode_odd(&k, self.w, self.windows, flip, digits);
         k.zeroize();
-        digits
     }
 
     /// k·B in constant time, for any k < 2^256: the first two entries are
     /// added by [`CombGroup::start`] and each other one with one
-    /// [`CombGroup::add_entry`], the last with the complete
-    /// [`CombGroup::add_entry_last`]; no select and no zero test. Why no
+    /// [`CombGroup::add_entry`], complete for the last only; no select and no zero test. Why no
     /// addition but the last can meet an exceptional case: before row
     /// i ≥ 1 the sum is A·B with A = Σ_{j<i} d_j 2^(wj), odd (d_0 is) so
     /// non-zero, and |A| ≤ Σ (2^w − 1)·2^(wj) < 2^(wi); the added entry is
@@ -195,17 +204,16 @@ impl<G: CombGroup> CombTable<G> {
     /// two being equal happens (for w = 7 and SM2's n, k' = 30·2^252 − n has
     /// last digit 15 and A = 15·2^252 − n; the tests cover such k for every
     /// width), and their being opposite (k ≡ 0) gives the identity.
-    #[inline]
     pub fn mul(&self, k: &Limbs) -> G::Point {
-        let mut digits = self.digits(k);
-        let last = self.windows - 1;
+        let mut digits = no_digits();
+        self.recode(k, &mut digits);
         let acc = with_mul!(|b| {
             // Rows 0 and 1 are never the last: there are at least 32.
             let mut acc = G::start(b, &self.entry(0, digits[0]), &self.entry(1, digits[1]));
-            for i in 2..last {
-                acc = G::add_entry(b, &acc, &self.entry(i, digits[i]));
+            for i in 2..self.windows {
+                acc = G::add_entry(b, &acc, &self.entry(i, digits[i]), i + 1 == self.windows);
             }
-            G::add_entry_last(b, &acc, &self.entry(last, digits[last]))
+            acc
         });
         wipe_digits(&mut digits);
         acc

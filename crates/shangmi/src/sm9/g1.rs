@@ -71,11 +71,12 @@ impl CombGroup for G1 {
     fn start<B: MulBackend>(b: B, e0: &G1, e1: &G1) -> G1 {
         e0.add_distinct_with(b, e1)
     }
-    fn add_entry<B: MulBackend>(b: B, p: &G1, e: &G1) -> G1 {
-        p.add_distinct_with(b, e)
-    }
-    fn add_entry_last<B: MulBackend>(b: B, p: &G1, e: &G1) -> G1 {
-        p.add_with(b, e)
+    fn add_entry<B: MulBackend>(b: B, p: &G1, e: &G1, complete: bool) -> G1 {
+        if complete {
+            p.add_with(b, e)
+        } else {
+            p.add_distinct_with(b, e)
+        }
     }
 }
 

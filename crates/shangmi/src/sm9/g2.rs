@@ -81,11 +81,12 @@ impl CombGroup for G2 {
     fn start<B: MulBackend>(b: B, e0: &G2, e1: &G2) -> G2 {
         e0.add_distinct_with(b, e1)
     }
-    fn add_entry<B: MulBackend>(b: B, p: &G2, e: &G2) -> G2 {
-        p.add_distinct_with(b, e)
-    }
-    fn add_entry_last<B: MulBackend>(b: B, p: &G2, e: &G2) -> G2 {
-        p.add_with(b, e)
+    fn add_entry<B: MulBackend>(b: B, p: &G2, e: &G2, complete: bool) -> G2 {
+        if complete {
+            p.add_with(b, e)
+        } else {
+            p.add_distinct_with(b, e)
+        }
     }
 }
 

@@ -77,10 +77,7 @@ impl CombGroup for Gt {
     fn start<B: MulBackend>(_: B, e0: &Gt, e1: &Gt) -> Gt {
         e0.mul(e1)
     }
-    fn add_entry<B: MulBackend>(_: B, p: &Gt, e: &Gt) -> Gt {
-        p.mul(e)
-    }
-    fn add_entry_last<B: MulBackend>(_: B, p: &Gt, e: &Gt) -> Gt {
+    fn add_entry<B: MulBackend>(_: B, p: &Gt, e: &Gt, _complete: bool) -> Gt {
         p.mul(e)
     }
 }

@@ -45,7 +45,7 @@ pub fn mul_fixed_window<G: CombGroup<Order = Sm9N, Point = G>>(base: &G, k: &Lim
                 acc = G::double(&acc);
             }
             let e = entry(d[i]);
-            acc = if i == 0 { G::add_entry_last(b, &acc, &e) } else { G::add_entry(b, &acc, &e) };
+            acc = G::add_entry(b, &acc, &e, i == 0);
         }
         acc
     });

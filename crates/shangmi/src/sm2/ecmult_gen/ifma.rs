@@ -38,7 +38,7 @@ use super::super::field::ifma::{add, from_radix52, mul, select, sqr, sub, to_rad
 use super::super::field::{fp_half, Fp};
 use super::super::point::{Affine, Jacobian};
 use super::{g_table, CombTable};
-use crate::arith::comb::CombGroup;
+use crate::arith::comb::{no_digits, CombGroup};
 use crate::arith::{wipe_digits, with_mul, Limbs};
 use crate::cpu::Ifma;
 use core::arch::x86_64::*;
@@ -226,7 +226,8 @@ fn lane_sum(table: &[Entry], idx: &[[u64; 8]; ROUNDS], neg: &[[u64; 8]; ROUNDS])
 pub(super) fn mul_g(_: Ifma, k: &Limbs) -> Jacobian {
     let g = g_table();
     let table = lane_table(g);
-    let mut digits = g.digits(k);
+    let mut digits = no_digits();
+    g.recode(k, &mut digits);
     let mut idx = [[0u64; 8]; ROUNDS];
     let mut neg = [[0u64; 8]; ROUNDS];
     for win in 0..LANE_WINDOWS {
@@ -237,7 +238,7 @@ pub(super) fn mul_g(_: Ifma, k: &Limbs) -> Jacobian {
     let mut c = unsafe { lane_sum(table, &idx, &neg) };
     let p = Jacobian { x: from_lane(&c[0]), y: from_lane(&c[1]), z: from_lane(&c[2]) };
     let last = g.entry(LANE_WINDOWS, digits[LANE_WINDOWS]);
-    let acc = with_mul!(|b| Jacobian::add_entry_last(b, &p, &last));
+    let acc = with_mul!(|b| Jacobian::add_entry(b, &p, &last, true));
     wipe_digits(&mut digits);
     idx.zeroize();
     neg.zeroize();

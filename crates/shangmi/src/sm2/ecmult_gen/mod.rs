@@ -73,12 +73,8 @@ impl CombGroup for Jacobian {
         add_affine(b, e0, e1)
     }
     #[inline(always)]
-    fn add_entry<B: MulBackend>(b: B, p: &Jacobian, e: &Affine) -> Jacobian {
-        add_mixed(b, p, e, false)
-    }
-    #[inline(always)]
-    fn add_entry_last<B: MulBackend>(b: B, p: &Jacobian, e: &Affine) -> Jacobian {
-        add_mixed(b, p, e, true)
+    fn add_entry<B: MulBackend>(b: B, p: &Jacobian, e: &Affine, complete: bool) -> Jacobian {
+        add_mixed(b, p, e, complete)
     }
 }
 
@@ -91,7 +87,8 @@ impl comb::CombTable<Jacobian> {
 
     /// k·B for a public k (direct indexing).
     pub fn mul_vartime(&self, k: &Limbs) -> Jacobian {
-        let digits = self.digits(k);
+        let mut digits = comb::no_digits();
+        self.recode(k, &mut digits);
         with_mul!(|b| {
             let mut acc = Jacobian::IDENTITY;
             for (i, (idx, neg)) in digits.iter().enumerate().take(self.windows()) {
