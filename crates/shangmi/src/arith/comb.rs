@@ -10,7 +10,7 @@
 //! (2j + 1)·2^(w·i)·B, selected by the regular odd-digit recoding
 //! ([`recode_odd`]: every digit odd, never zero): one addition of the first
 //! two entries, then one addition per row, no doublings; every lookup scans
-//! its whole row ([`crate::arith::scan`]) and a negative digit is a
+//! its whole row ([`crate::arith::scan()`]) and a negative digit is a
 //! conditional negation. k is first made odd (k or n − k, in constant time,
 //! the sign folded into the digits), so the sum starts at a real element
 //! and no digit is zero: no addition needs the selects for "the entry is
@@ -91,11 +91,10 @@ pub trait CombGroup: Sized + 'static {
     fn add_entry<B: MulBackend>(b: B, p: &Self::Point, e: &Self::Entry, complete: bool) -> Self::Point;
 }
 
-/// The odd multiples b, 3b, …, (2m − 1)·b of an element b of order n
-/// (none of these additions meets an equal, opposite or identity operand),
-/// and (2m)·b, the next row's base when m = 2^(w−1). Constant time unless
-/// `vartime` (public b only).
-fn odd_multiples<G: CombGroup>(b: &G::Point, m: usize, vartime: bool, out: &mut Vec<G::Point>) -> G::Point {
+/// Appends the odd multiples b, 3b, …, (2m − 1)·b of an element b of
+/// order n to `out` (none of these additions meets an equal, opposite or
+/// identity operand). Constant time unless `vartime` (public b only).
+fn odd_multiples<G: CombGroup>(b: &G::Point, m: usize, vartime: bool, out: &mut Vec<G::Point>) {
     let add = if vartime { G::add_vartime } else { G::add };
     let b2 = G::double(b);
     let mut acc = *b;
@@ -104,7 +103,6 @@ fn odd_multiples<G: CombGroup>(b: &G::Point, m: usize, vartime: bool, out: &mut 
         acc = add(&acc, &b2);
         out.push(acc);
     }
-    add(&acc, b)
 }
 
 /// One row of odd multiples b, 3b, …, (2^w − 1)·b in stored form, for a
@@ -147,9 +145,12 @@ impl<G: CombGroup> CombTable<G> {
         let windows = 256usize.div_ceil(w);
         let mut pts = Vec::with_capacity(windows * per);
         let mut b = *base;
+        let add = if vartime { G::add_vartime } else { G::add };
         for _ in 0..windows {
-            // (2^w − 1)·b + b is the next row's base 2^w·b.
-            b = odd_multiples::<G>(&b, per, vartime, &mut pts);
+            odd_multiples::<G>(&b, per, vartime, &mut pts);
+            // (2^w − 1)·b + b is the next row's base 2^w·b (one addition
+            // in place of w doublings).
+            b = add(&pts[pts.len() - 1], &b);
         }
         let entries = if vartime { G::store_vartime(&pts) } else { G::store(&pts) };
         CombTable { w, per, windows, entries: entries.into_boxed_slice() }

@@ -24,7 +24,7 @@ pub fn comb<G: CombGroup<Point = G>>(base: &G) -> CombTable<G> {
     CombTable::build(base, W)
 }
 
-/// [k]base for a secret k (any 256-bit value, reduced mod n), constant time:
+/// k·base for a secret k (any 256-bit value, reduced mod n), constant time:
 /// W doublings and one addition per digit, from the most significant.
 ///
 /// Why only the last addition needs the complete formula: with digits d_i

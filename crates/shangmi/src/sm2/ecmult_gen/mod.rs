@@ -33,7 +33,7 @@ pub type CombTable = comb::CombTable<Jacobian>;
 
 /// SM2's points as comb entries: built as Jacobian points, stored and
 /// looked up as affine points (the scan reads 64 bytes per entry), added
-/// with the no-select additions of [`super::point`].
+/// with the no-select additions of `sm2::point`.
 impl CombGroup for Jacobian {
     type Order = Sm2N;
     type Point = Jacobian;
