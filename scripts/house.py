@@ -107,20 +107,8 @@ def rule_curve() -> list[str]:
     for k, v in found.items():
         if len(v) <= 1:
             continue
-        line = f"{k}: {len(v)} definitions: {', '.join(v)}"
-        if k in CURVE_PENDING:
-            print(f"   pending, not failed on: {line} ({CURVE_PENDING[k]})")
-        else:
-            out.append(line)
+        out.append(f"{k}: {len(v)} definitions: {', '.join(v)}")
     return out
-
-
-# Known second definitions while their merge is under way: reported, not
-# failed on. Remove an entry when its merge lands.
-CURVE_PENDING = {
-    "comb table": "SM2's k·G comb and SM9's fixed-base table become one arith comb generic over the "
-    "stored entry (affine G1/G2 points, GT rows), with an A/B of k·G and SM9 signing",
-}
 
 
 # The valgrind client-request sequence (rol $3,$13,$61,$51 on rdi): issuing

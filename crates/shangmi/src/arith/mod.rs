@@ -10,7 +10,8 @@
 //! MULX/ADCX/ADOX for any odd modulus, full carry); `mont.rs` documents how
 //! an algorithm selects the backend once per operation with `with_mul!`,
 //! and how a modulus of special form overrides the kernels. Also shared:
-//! the constant-time table scan for entries of any size ([`scan`]), the
+//! the constant-time table scan for entries of any size ([`scan`]), the one
+//! fixed-base comb ([`comb::CombTable`]: SM2's k·G, SM9's G1, G2 and GT), the
 //! scalar recodings ([`recode_odd`], [`wnaf_vartime`]), the wide reduction
 //! ([`Fe::from_be_wide`]), safegcd inversion, the blinded inversion and the rejection-sampling
 //! range check ([`invert_blinded`], [`nonzero_below`]; hedged secrets, which
@@ -24,6 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod blind;
+pub mod comb;
 pub mod curve;
 mod limbs;
 mod mont;
@@ -34,7 +36,7 @@ mod scan;
 pub use blind::{invert_blinded, nonzero_below};
 pub use limbs::*;
 pub use recode::{bits, naf_const, odd_scalar, recode_odd, wipe_digits, wnaf_vartime};
-pub use scan::{scan, scan_name, ScanEntry, MAX_ENTRY_BYTES, MAX_SCAN};
+pub use scan::{scan, scan_name, scan_part, ScanEntry, MAX_ENTRY_BYTES, MAX_SCAN};
 
 pub(crate) use mont::with_mul;
 pub use mont::{backend_name, MulBackend, Portable};

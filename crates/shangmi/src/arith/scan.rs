@@ -1,6 +1,7 @@
 //! The constant-time table lookup: every entry is read whatever the index,
 //! for entries of any size that is a multiple of 32 bytes (SM2's affine
-//! points are 64 bytes, SM9's G2 points 128).
+//! points are 64 bytes, SM9's G2 points 192), and of one part of larger
+//! entries ([`scan_part`]: a GT entry, 384 bytes, is read in two scans).
 //!
 //! Three implementations compute the same result: AVX-512F + VL (k-mask
 //! merges on ymm registers: the index reaches only a vector compare and
@@ -22,10 +23,13 @@ use core::sync::atomic::{AtomicU8, Ordering};
 /// # Safety
 /// The type must be `#[repr(C)]` or `#[repr(transparent)]`, made only of
 /// `u64` words (any bit pattern valid, no padding), with a size that is a
-/// non-zero multiple of 32 bytes and at most [`MAX_ENTRY_BYTES`].
+/// non-zero multiple of 32 bytes. (What one scan returns is at most
+/// [`MAX_ENTRY_BYTES`]: [`scan`] and [`scan_part`] check that at compile
+/// time; a larger entry is read in parts.)
 pub unsafe trait ScanEntry: Copy {}
 
-/// Largest entry the scan handles.
+/// Largest entry (or part of an entry) one scan returns: eight ymm
+/// accumulators, which leave AVX2's sixteen registers room for the rest.
 pub const MAX_ENTRY_BYTES: usize = 256;
 
 /// Most entries one scan covers.
@@ -80,28 +84,40 @@ pub fn scan_name() -> &'static str {
 /// and in the entries' contents). `entries.len()` ≤ [`MAX_SCAN`].
 #[inline(always)]
 pub fn scan<T: ScanEntry>(entries: &[T], idx: u64) -> T {
-    scan_kind(kind(), entries, idx)
+    scan_kind::<T, T, 0>(kind(), entries, idx)
 }
 
-/// [`scan`] with the implementation `kind` (at most [`kind`]'s; the tests
-/// run every one the CPU has).
+/// The part `U` at byte offset `OFF` of entry number `idx` (1-based) of
+/// `entries`, or all-zero words if idx = 0 or idx > len, reading that part
+/// of every entry whatever idx is (as [`scan`], for entries larger than
+/// [`MAX_ENTRY_BYTES`]; a lookup reads all of each entry by scanning each of
+/// its parts). `OFF` is a multiple of 32 and the part lies inside `T`
+/// (checked at compile time).
 #[inline(always)]
-fn scan_kind<T: ScanEntry>(kind: u8, entries: &[T], idx: u64) -> T {
-    const { assert!(core::mem::size_of::<T>().is_multiple_of(32) && core::mem::size_of::<T>() > 0) };
-    const { assert!(core::mem::size_of::<T>() <= MAX_ENTRY_BYTES) };
+pub fn scan_part<T: ScanEntry, U: ScanEntry, const OFF: usize>(entries: &[T], idx: u64) -> U {
+    scan_kind::<T, U, OFF>(kind(), entries, idx)
+}
+
+/// [`scan_part`] with the implementation `kind` (at most [`kind`]'s; the
+/// tests run every one the CPU has).
+#[inline(always)]
+fn scan_kind<T: ScanEntry, U: ScanEntry, const OFF: usize>(kind: u8, entries: &[T], idx: u64) -> U {
+    const { assert!(core::mem::size_of::<U>().is_multiple_of(32) && core::mem::size_of::<U>() > 0) };
+    const { assert!(core::mem::size_of::<U>() <= MAX_ENTRY_BYTES) };
+    const { assert!(OFF.is_multiple_of(32) && OFF + core::mem::size_of::<U>() <= core::mem::size_of::<T>()) };
     assert!(entries.len() <= MAX_SCAN);
     let mut out = [0u64; MAX_ENTRY_BYTES / 8];
     #[cfg(target_arch = "x86_64")]
     if kind == AVX512 {
         // SAFETY: kind 3 is only ever the detected one (or a test's choice
         // capped by it), so the CPU has AVX-512F and VL.
-        unsafe { scan_avx512vl(entries, idx, &mut out) };
+        unsafe { scan_avx512vl::<T, U, OFF>(entries, idx, &mut out) };
         return from_words(&out);
     }
     #[cfg(target_arch = "x86_64")]
     if kind == AVX2 {
         // SAFETY: kind 2 implies the CPU has AVX2 (as above).
-        unsafe { scan_avx2(entries, idx, &mut out) };
+        unsafe { scan_avx2::<T, U, OFF>(entries, idx, &mut out) };
         return from_words(&out);
     }
     // All masks first, then one barrier for the lot: the scan itself is
@@ -114,7 +130,7 @@ fn scan_kind<T: ScanEntry>(kind: u8, entries: &[T], idx: u64) -> T {
     }
     core::hint::black_box(&mut masks);
     let _ = kind;
-    scan_portable(entries, &masks, &mut out);
+    scan_portable::<T, U, OFF>(entries, &masks, &mut out);
     from_words(&out)
 }
 
@@ -132,10 +148,14 @@ fn from_words<T: ScanEntry>(w: &[u64; MAX_ENTRY_BYTES / 8]) -> T {
 }
 
 #[inline(always)]
-fn scan_portable<T: ScanEntry>(entries: &[T], masks: &[u64; MAX_SCAN], out: &mut [u64; MAX_ENTRY_BYTES / 8]) {
-    let n = core::mem::size_of::<T>() / 8;
+fn scan_portable<T: ScanEntry, U: ScanEntry, const OFF: usize>(
+    entries: &[T],
+    masks: &[u64; MAX_SCAN],
+    out: &mut [u64; MAX_ENTRY_BYTES / 8],
+) {
+    let n = core::mem::size_of::<U>() / 8;
     for (e, m) in entries.iter().zip(masks.iter()) {
-        for (o, w) in out[..n].iter_mut().zip(words(e)) {
+        for (o, w) in out[..n].iter_mut().zip(&words(e)[OFF / 8..]) {
             *o |= w & m;
         }
     }
@@ -150,9 +170,13 @@ fn scan_portable<T: ScanEntry>(entries: &[T], masks: &[u64; MAX_SCAN], out: &mut
 /// 8-byte broadcasts; bench/NOTES.md has the figures.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BYTES / 8]) {
+fn scan_avx2<T: ScanEntry, U: ScanEntry, const OFF: usize>(
+    entries: &[T],
+    idx: u64,
+    out: &mut [u64; MAX_ENTRY_BYTES / 8],
+) {
     use core::arch::x86_64::*;
-    let n = core::mem::size_of::<T>() / 32;
+    let n = core::mem::size_of::<U>() / 32;
     let want = _mm256_set1_epi64x(idx as i64);
     let one = _mm256_set1_epi64x(1);
     let mut j = one;
@@ -160,10 +184,11 @@ fn scan_avx2<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BY
     for e in entries {
         let mv = _mm256_cmpeq_epi64(j, want);
         j = _mm256_add_epi64(j, one);
-        let p = e as *const T as *const __m256i;
+        // SAFETY: OFF + size_of::<U>() ≤ size_of::<T>() (checked by the caller).
+        let p = unsafe { (e as *const T as *const u8).add(OFF) } as *const __m256i;
         for (i, a) in acc[..n].iter_mut().enumerate() {
-            // SAFETY: `e` is size_of::<T>() = 32·n bytes; the unaligned
-            // 32-byte load i < n stays inside it.
+            // SAFETY: the part at OFF is size_of::<U>() = 32·n bytes inside
+            // `e`; the unaligned 32-byte load i < n stays inside it.
             let v = unsafe { _mm256_loadu_si256(p.add(i)) };
             *a = _mm256_or_si256(*a, _mm256_and_si256(v, mv));
         }
@@ -187,9 +212,13 @@ fn scan_avx2<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BY
 /// slower there: bench/NOTES.md.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn scan_avx512vl<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTRY_BYTES / 8]) {
+fn scan_avx512vl<T: ScanEntry, U: ScanEntry, const OFF: usize>(
+    entries: &[T],
+    idx: u64,
+    out: &mut [u64; MAX_ENTRY_BYTES / 8],
+) {
     use core::arch::x86_64::*;
-    let n = core::mem::size_of::<T>() / 32;
+    let n = core::mem::size_of::<U>() / 32;
     let want = _mm256_set1_epi64x(idx as i64);
     let one = _mm256_set1_epi64x(1);
     let mut j = one;
@@ -197,9 +226,10 @@ fn scan_avx512vl<T: ScanEntry>(entries: &[T], idx: u64, out: &mut [u64; MAX_ENTR
     for e in entries {
         let k = _mm256_cmpeq_epi64_mask(j, want);
         j = _mm256_add_epi64(j, one);
-        let p = e as *const T as *const __m256i;
+        // SAFETY: as in scan_avx2.
+        let p = unsafe { (e as *const T as *const u8).add(OFF) } as *const __m256i;
         for (i, a) in acc[..n].iter_mut().enumerate() {
-            // SAFETY: `e` is 32·n bytes; load i < n stays inside it.
+            // SAFETY: the part is 32·n bytes inside `e`; load i < n stays inside it.
             let v = unsafe { _mm256_loadu_si256(p.add(i)) };
             // SAFETY: a register-to-register merge-masked move (AVX-512F +
             // VL, which this function enables); no memory, stack or flags.
@@ -252,7 +282,7 @@ mod tests {
             for idx in 0..=len as u64 + 1 {
                 let want = (idx as usize).checked_sub(1).and_then(|i| entries.get(i)).copied().unwrap_or(zero);
                 for k in PORTABLE..=best {
-                    assert_eq!(scan_kind(k, &entries, idx), want, "kind {k}, {len} entries, index {idx}");
+                    assert_eq!(scan_kind::<T, T, 0>(k, &entries, idx), want, "kind {k}, {len} entries, index {idx}");
                 }
             }
         }
@@ -265,5 +295,31 @@ mod tests {
     fn scans_agree() {
         check(|s| E64(core::array::from_fn(|_| next(s))), E64([0; 8]));
         check(|s| E128(core::array::from_fn(|_| next(s))), E128([0; 16]));
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[repr(C)]
+    struct E384([u64; 48]);
+    // SAFETY: repr(C) array of u64, 384 bytes (read in parts).
+    unsafe impl ScanEntry for E384 {}
+
+    /// Every scan reads the right part of a 384-byte entry (a GT entry's
+    /// two parts), or zeros.
+    #[test]
+    fn parts_agree() {
+        let mut seed = 0x0fed_cba9_8765_4321u64;
+        let best = kind();
+        let entries: Vec<E384> = (0..16).map(|_| E384(core::array::from_fn(|_| next(&mut seed)))).collect();
+        for idx in 0..=17u64 {
+            let e = (idx as usize).checked_sub(1).and_then(|i| entries.get(i)).copied().unwrap_or(E384([0; 48]));
+            for k in PORTABLE..=best {
+                let lo: E128 = scan_kind::<E384, E128, 0>(k, &entries, idx);
+                let mid: E64 = scan_kind::<E384, E64, 128>(k, &entries, idx);
+                let hi: E128 = scan_kind::<E384, E128, 256>(k, &entries, idx);
+                assert_eq!(lo.0[..], e.0[..16], "kind {k}, index {idx}");
+                assert_eq!(mid.0[..], e.0[16..24], "kind {k}, index {idx}");
+                assert_eq!(hi.0[..], e.0[32..], "kind {k}, index {idx}");
+            }
+        }
     }
 }

@@ -10,7 +10,8 @@ use super::g2::{self, G2Affine, P2};
 use super::gt::{Gt, GtTable};
 use super::hash::{h1, random_scalar, scalar_from_bytes};
 use super::pairing::{multi_pairing_prepared, pairing, G2Prepared};
-use super::window::{mul_fixed_window, FixedBaseTable};
+use super::window::{comb, mul_fixed_window};
+use crate::arith::comb::CombTable;
 use crate::{Error, Result};
 use std::sync::Arc;
 use zeroize::{Zeroize, Zeroizing};
@@ -79,7 +80,7 @@ impl EncMasterKey {
 struct EncPrepared {
     g: Gt,
     g_table: GtTable,
-    ppub_table: FixedBaseTable<G1>,
+    ppub_table: CombTable<G1>,
 }
 
 /// Ppub-e, optionally prepared.
@@ -116,7 +117,7 @@ impl EncMasterPublicKey {
             return self.clone();
         }
         let g = Gt(multi_pairing_prepared(&[(&self.ppub, super::p2_prepared())]));
-        let p = EncPrepared { g, g_table: GtTable::new(&g), ppub_table: FixedBaseTable::new(&self.ppub.to_jacobian()) };
+        let p = EncPrepared { g, g_table: comb(&g), ppub_table: comb(&self.ppub.to_jacobian()) };
         EncMasterPublicKey { ppub: self.ppub, prepared: Some(Arc::new(p)) }
     }
 
@@ -125,7 +126,9 @@ impl EncMasterPublicKey {
     }
 
     pub fn prepared_memory(&self) -> usize {
-        self.prepared.as_ref().map_or(0, |p| p.g_table.memory() + p.ppub_table.memory() + core::mem::size_of::<Gt>())
+        self.prepared
+            .as_ref()
+            .map_or(0, |p| p.g_table.memory_bytes() + p.ppub_table.memory_bytes() + core::mem::size_of::<Gt>())
     }
 
     /// g = e(Ppub-e, P2).

@@ -1,8 +1,10 @@
 //! G1: SM9's curve y² = x³ + 5 over Fp (prime order n, cofactor 1).
 
+use super::fp::Sm9N;
 use super::fp::{fp, fp_small, fp_sqrt_vartime, Fp};
-use super::window::{WindowGroup, Words, ENTRIES};
+use crate::arith::comb::{CombGroup, Words};
 use crate::arith::curve::{Affine, Curve, Jacobian};
+use crate::arith::MulBackend;
 use crate::{Error, Result};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
@@ -29,37 +31,52 @@ pub const P1: G1Affine = Affine {
     y: fp([0x0c464cd70a3ea616, 0x1c1c00cbfa602435, 0x631065125c395bbc, 0x21fe8dda4f21e607]),
 };
 
-impl WindowGroup for G1 {
-    type Row = [Words<12>; ENTRIES];
-    fn identity() -> Self {
-        G1::IDENTITY
+/// G1 points as comb and window entries: Jacobian (96 bytes), so a table
+/// of a secret point (dsA) is built with no inversion; added with the
+/// shared formulas (add-2007-bl, the complete addition last).
+impl CombGroup for G1 {
+    type Order = Sm9N;
+    type Point = G1;
+    type Entry = G1;
+    type Stored = Words<12>;
+    fn double(p: &G1) -> G1 {
+        p.double()
     }
-    fn dbl(&self) -> Self {
-        self.double()
+    fn add(p: &G1, q: &G1) -> G1 {
+        Jacobian::add(p, q)
     }
-    fn add_w(&self, o: &Self) -> Self {
-        self.add_distinct(o)
+    fn store(points: &[G1]) -> Vec<Words<12>> {
+        points
+            .iter()
+            .map(|e| {
+                let mut w = [0u64; 12];
+                for (k, c) in [e.x, e.y, e.z].iter().enumerate() {
+                    w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
+                }
+                Words(w)
+            })
+            .collect()
     }
-    fn add_complete(&self, o: &Self) -> Self {
-        self.add(o)
-    }
-    fn cneg(&self, c: Choice) -> Self {
-        G1 { x: self.x, y: Fp::conditional_select(&self.y, &self.y.neg(), c), z: self.z }
-    }
-    fn make_row(entries: &[Self; ENTRIES]) -> Self::Row {
-        core::array::from_fn(|j| {
-            let e = &entries[j];
-            let mut w = [0u64; 12];
-            for (k, c) in [e.x, e.y, e.z].iter().enumerate() {
-                w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
-            }
-            Words(w)
-        })
-    }
-    fn lookup(row: &Self::Row, idx: u64) -> Self {
+    fn lookup(row: &[Words<12>], idx: u64) -> G1 {
         let w = crate::arith::scan(row, idx + 1).0;
         let c = |k: usize| Fp::from_mont_limbs([w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]]);
         G1 { x: c(0), y: c(1), z: c(2) }
+    }
+    fn cneg(e: &G1, c: Choice) -> G1 {
+        G1 { x: e.x, y: Fp::conditional_select(&e.y, &e.y.neg(), c), z: e.z }
+    }
+    fn to_point(e: &G1) -> G1 {
+        *e
+    }
+    fn start<B: MulBackend>(b: B, e0: &G1, e1: &G1) -> G1 {
+        e0.add_distinct_with(b, e1)
+    }
+    fn add_entry<B: MulBackend>(b: B, p: &G1, e: &G1, complete: bool) -> G1 {
+        if complete {
+            p.add_with(b, e)
+        } else {
+            p.add_distinct_with(b, e)
+        }
     }
 }
 

@@ -3,11 +3,13 @@
 //! The twist maps to E(Fp12) by ψ(x, y) = (x·w⁻², y·w⁻³) (w⁶ = u), which is
 //! what the pairing's line functions assume.
 
+use super::fp::Sm9N;
 use super::fp::{fp, Fp};
 use super::fp12::{G12, G13, G14};
 use super::fp2::Fp2;
-use super::window::{WindowGroup, Words, ENTRIES};
+use crate::arith::comb::{CombGroup, Words};
 use crate::arith::curve::{Affine, Curve, Jacobian};
+use crate::arith::MulBackend;
 use crate::{Error, Result};
 use subtle::{Choice, ConditionallySelectable};
 
@@ -40,37 +42,51 @@ pub const P2: G2Affine = Affine {
     ),
 };
 
-impl WindowGroup for G2 {
-    type Row = [Words<24>; ENTRIES];
-    fn identity() -> Self {
-        G2::IDENTITY
+/// G2 points as comb and window entries: Jacobian (192 bytes), added with
+/// the shared formulas, as G1's.
+impl CombGroup for G2 {
+    type Order = Sm9N;
+    type Point = G2;
+    type Entry = G2;
+    type Stored = Words<24>;
+    fn double(p: &G2) -> G2 {
+        p.double()
     }
-    fn dbl(&self) -> Self {
-        self.double()
+    fn add(p: &G2, q: &G2) -> G2 {
+        Jacobian::add(p, q)
     }
-    fn add_w(&self, o: &Self) -> Self {
-        self.add_distinct(o)
+    fn store(points: &[G2]) -> Vec<Words<24>> {
+        points
+            .iter()
+            .map(|e| {
+                let mut w = [0u64; 24];
+                for (k, c) in [e.x.c0, e.x.c1, e.y.c0, e.y.c1, e.z.c0, e.z.c1].iter().enumerate() {
+                    w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
+                }
+                Words(w)
+            })
+            .collect()
     }
-    fn add_complete(&self, o: &Self) -> Self {
-        self.add(o)
-    }
-    fn cneg(&self, c: Choice) -> Self {
-        G2 { x: self.x, y: Fp2::conditional_select(&self.y, &self.y.neg(), c), z: self.z }
-    }
-    fn make_row(entries: &[Self; ENTRIES]) -> Self::Row {
-        core::array::from_fn(|j| {
-            let e = &entries[j];
-            let mut w = [0u64; 24];
-            for (k, c) in [e.x.c0, e.x.c1, e.y.c0, e.y.c1, e.z.c0, e.z.c1].iter().enumerate() {
-                w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
-            }
-            Words(w)
-        })
-    }
-    fn lookup(row: &Self::Row, idx: u64) -> Self {
+    fn lookup(row: &[Words<24>], idx: u64) -> G2 {
         let w = crate::arith::scan(row, idx + 1).0;
         let c = |k: usize| Fp::from_mont_limbs([w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]]);
         G2 { x: Fp2::new(c(0), c(1)), y: Fp2::new(c(2), c(3)), z: Fp2::new(c(4), c(5)) }
+    }
+    fn cneg(e: &G2, c: Choice) -> G2 {
+        G2 { x: e.x, y: Fp2::conditional_select(&e.y, &e.y.neg(), c), z: e.z }
+    }
+    fn to_point(e: &G2) -> G2 {
+        *e
+    }
+    fn start<B: MulBackend>(b: B, e0: &G2, e1: &G2) -> G2 {
+        e0.add_distinct_with(b, e1)
+    }
+    fn add_entry<B: MulBackend>(b: B, p: &G2, e: &G2, complete: bool) -> G2 {
+        if complete {
+            p.add_with(b, e)
+        } else {
+            p.add_distinct_with(b, e)
+        }
     }
 }
 

@@ -5,8 +5,11 @@
 
 use super::fp::Fp;
 use super::fp::Scalar;
+use super::fp::Sm9N;
 use super::fp12::Fp12;
-use super::window::{mul_fixed_window, FixedBaseTable, WindowGroup, Words, ENTRIES};
+use super::window::mul_fixed_window;
+use crate::arith::comb::{CombGroup, CombTable, Words};
+use crate::arith::{scan_part, MulBackend};
 use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
@@ -27,66 +30,55 @@ impl Zeroize for Gt {
     }
 }
 
-/// GT table rows: the first 8 Fp coefficients of each entry in one scan,
-/// the last 4 in another (an entry is 384 bytes; a scan takes at most 256).
-#[derive(Clone)]
-pub struct GtRow {
-    lo: [Words<32>; ENTRIES],
-    hi: [Words<16>; ENTRIES],
-}
-
-impl core::fmt::Debug for GtRow {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("GtRow(..)")
+/// GT elements as comb and window entries: the twelve Fp coefficients in
+/// Montgomery form (384 bytes), read in two scans (the first eight
+/// coefficients, then the last four: one scan returns at most 256 bytes);
+/// negation is conjugation (GT lies in the cyclotomic subgroup), doubling
+/// Granger–Scott's cyclotomic squaring, every addition one Fp12 product
+/// (complete: no exceptional cases).
+impl CombGroup for Gt {
+    type Order = Sm9N;
+    type Point = Gt;
+    type Entry = Gt;
+    type Stored = Words<48>;
+    fn double(p: &Gt) -> Gt {
+        Gt(p.0.cyclotomic_square())
     }
-}
-
-impl Zeroize for GtRow {
-    fn zeroize(&mut self) {
-        self.lo.iter_mut().for_each(Zeroize::zeroize);
-        self.hi.iter_mut().for_each(Zeroize::zeroize);
+    fn add(p: &Gt, q: &Gt) -> Gt {
+        p.mul(q)
     }
-}
-
-impl WindowGroup for Gt {
-    type Row = GtRow;
-    fn identity() -> Self {
-        Gt(Fp12::ONE)
+    fn store(points: &[Gt]) -> Vec<Words<48>> {
+        points
+            .iter()
+            .map(|e| {
+                let mut w = [0u64; 48];
+                for (k, c) in e.0.coefficients().iter().enumerate() {
+                    w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
+                }
+                Words(w)
+            })
+            .collect()
     }
-    fn dbl(&self) -> Self {
-        Gt(self.0.cyclotomic_square())
-    }
-    fn add_w(&self, o: &Self) -> Self {
-        Gt(self.0.mul(&o.0))
-    }
-    fn add_complete(&self, o: &Self) -> Self {
-        Gt(self.0.mul(&o.0))
-    }
-    fn cneg(&self, c: Choice) -> Self {
-        Gt(Fp12::conditional_select(&self.0, &self.0.conj(), c))
-    }
-    fn make_row(entries: &[Self; ENTRIES]) -> GtRow {
-        let words = |e: &Gt| {
-            let mut w = [0u64; 48];
-            for (k, c) in e.0.coefficients().iter().enumerate() {
-                w[4 * k..4 * k + 4].copy_from_slice(c.mont_limbs());
-            }
-            w
-        };
-        let all: [[u64; 48]; ENTRIES] = core::array::from_fn(|j| words(&entries[j]));
-        GtRow {
-            lo: core::array::from_fn(|j| Words(core::array::from_fn(|i| all[j][i]))),
-            hi: core::array::from_fn(|j| Words(core::array::from_fn(|i| all[j][32 + i]))),
-        }
-    }
-    fn lookup(row: &GtRow, idx: u64) -> Self {
-        let lo = crate::arith::scan(&row.lo, idx + 1).0;
-        let hi = crate::arith::scan(&row.hi, idx + 1).0;
+    fn lookup(row: &[Words<48>], idx: u64) -> Gt {
+        let lo: Words<32> = scan_part::<_, _, 0>(row, idx + 1);
+        let hi: Words<16> = scan_part::<_, _, 256>(row, idx + 1);
         let c = |k: usize| {
-            let w = if k < 8 { &lo[4 * k..4 * k + 4] } else { &hi[4 * (k - 8)..4 * (k - 8) + 4] };
+            let w = if k < 8 { &lo.0[4 * k..4 * k + 4] } else { &hi.0[4 * (k - 8)..4 * (k - 8) + 4] };
             Fp::from_mont_limbs([w[0], w[1], w[2], w[3]])
         };
         Gt(Fp12::from_coefficients(&core::array::from_fn(c)))
+    }
+    fn cneg(e: &Gt, c: Choice) -> Gt {
+        Gt(Fp12::conditional_select(&e.0, &e.0.conj(), c))
+    }
+    fn to_point(e: &Gt) -> Gt {
+        *e
+    }
+    fn start<B: MulBackend>(_: B, e0: &Gt, e1: &Gt) -> Gt {
+        e0.mul(e1)
+    }
+    fn add_entry<B: MulBackend>(_: B, p: &Gt, e: &Gt, _complete: bool) -> Gt {
+        p.mul(e)
     }
 }
 
@@ -117,4 +109,4 @@ impl Gt {
 }
 
 /// Fixed-base table for powers of one GT element.
-pub type GtTable = FixedBaseTable<Gt>;
+pub type GtTable = CombTable<Gt>;

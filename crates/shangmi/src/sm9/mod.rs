@@ -30,9 +30,9 @@ pub use encrypt::{decrypt, encrypt, Cipher, Layout, Mac, Options};
 pub use kex::{KeyExchange, KeyExchangeResult, Role};
 pub use sign::{sign_many, verify_many, SignMasterKey, SignMasterPublicKey, SignPrivateKey, Signature, HID_SIGN};
 
+use crate::arith::comb::CombTable;
 use pairing::G2Prepared;
 use std::sync::OnceLock;
-use window::FixedBaseTable;
 
 /// How SM9's fields provide what the shared point formulas of
 /// [`crate::arith::curve`] need: y² = x³ + b (a = 0) over Fp (G1) and
@@ -90,15 +90,15 @@ pub(crate) fn p2_prepared() -> &'static G2Prepared {
 }
 
 /// P1's fixed-base table (public constant data, built once).
-pub(crate) fn p1_table() -> &'static FixedBaseTable<g1::G1> {
-    static T: OnceLock<FixedBaseTable<g1::G1>> = OnceLock::new();
-    T.get_or_init(|| FixedBaseTable::new(&g1::P1.to_jacobian()))
+pub(crate) fn p1_table() -> &'static CombTable<g1::G1> {
+    static T: OnceLock<CombTable<g1::G1>> = OnceLock::new();
+    T.get_or_init(|| window::comb(&g1::P1.to_jacobian()))
 }
 
 /// P2's fixed-base table (public constant data, built once).
-pub(crate) fn p2_table() -> &'static FixedBaseTable<g2::G2> {
-    static T: OnceLock<FixedBaseTable<g2::G2>> = OnceLock::new();
-    T.get_or_init(|| FixedBaseTable::new(&g2::P2.to_jacobian()))
+pub(crate) fn p2_table() -> &'static CombTable<g2::G2> {
+    static T: OnceLock<CombTable<g2::G2>> = OnceLock::new();
+    T.get_or_init(|| window::comb(&g2::P2.to_jacobian()))
 }
 
 /// Test-only hooks that inject the random values of the standard's examples.

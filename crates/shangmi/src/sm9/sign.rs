@@ -11,7 +11,8 @@ use super::g2::{self, G2Affine};
 use super::gt::{Gt, GtTable};
 use super::hash::{h1, h2, h_from_bytes, random_scalar, scalar_from_bytes, Hedge, TAG_SIGN};
 use super::pairing::{multi_pairing_prepared, pairing, G2Prepared};
-use super::window::{mul_fixed_window, FixedBaseTable};
+use super::window::{comb, mul_fixed_window};
+use crate::arith::comb::CombTable;
 use crate::{Error, Result};
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
@@ -121,7 +122,7 @@ impl SignMasterPublicKey {
         }
         let lines = G2Prepared::new(&self.ppub);
         let g = Gt(multi_pairing_prepared(&[(&P1, &lines)]));
-        let g_table = GtTable::new(&g);
+        let g_table = comb(&g);
         SignMasterPublicKey { ppub: self.ppub, prepared: Some(Arc::new(SignPrepared { g, g_table, lines })) }
     }
 
@@ -131,7 +132,7 @@ impl SignMasterPublicKey {
 
     /// Bytes held by the precomputation (0 if not prepared).
     pub fn prepared_memory(&self) -> usize {
-        self.prepared.as_ref().map_or(0, |p| p.g_table.memory() + p.lines.memory() + core::mem::size_of::<Gt>())
+        self.prepared.as_ref().map_or(0, |p| p.g_table.memory_bytes() + p.lines.memory() + core::mem::size_of::<Gt>())
     }
 
     /// g = e(P1, Ppub-s).
@@ -186,7 +187,7 @@ impl SignMasterPublicKey {
 pub struct SignPrivateKey {
     ds: G1Affine,
     mpk: SignMasterPublicKey,
-    table: Option<Box<FixedBaseTable<G1>>>,
+    table: Option<Box<CombTable<G1>>>,
 }
 
 impl core::fmt::Debug for SignPrivateKey {
@@ -225,12 +226,12 @@ impl SignPrivateKey {
 
     /// A copy carrying the prepared master public key and a fixed-base table of dsA.
     pub fn prepare(&self) -> Self {
-        let table = self.table.clone().unwrap_or_else(|| Box::new(FixedBaseTable::new(&self.ds.to_jacobian())));
+        let table = self.table.clone().unwrap_or_else(|| Box::new(comb(&self.ds.to_jacobian())));
         SignPrivateKey { ds: self.ds, mpk: self.mpk.prepare(), table: Some(table) }
     }
 
     pub fn prepared_memory(&self) -> usize {
-        self.mpk.prepared_memory() + self.table.as_ref().map_or(0, |t| t.memory())
+        self.mpk.prepared_memory() + self.table.as_ref().map_or(0, |t| t.memory_bytes())
     }
 
     /// A signature of `msg` with a fresh random r, hedged with dsA and

@@ -9,9 +9,9 @@ use super::fp2::Fp2;
 use super::fp4::Fp4;
 use super::g1::{self, P1};
 use super::g2::{self, P2};
-use super::gt::{Gt, GtTable};
+use super::gt::Gt;
 use super::pairing::*;
-use super::window::{mul_fixed_window, FixedBaseTable};
+use super::window::{comb, mul_fixed_window};
 use crate::arith::curve::Jacobian;
 use crate::arith::Modulus;
 use num_bigint::BigUint;
@@ -278,10 +278,10 @@ fn prepared_and_multi_pairing_match_plain() {
 #[test]
 fn fixed_base_and_window_match_plain_multiplication() {
     let mut r = Rng(29);
-    let t1 = FixedBaseTable::new(&P1.to_jacobian());
-    let t2 = FixedBaseTable::new(&P2.to_jacobian());
+    let t1 = comb(&P1.to_jacobian());
+    let t2 = comb(&P2.to_jacobian());
     let g = Gt(pairing(&P1, &P2));
-    let tg = GtTable::new(&g);
+    let tg = comb(&g);
     // Scalars as limbs: small, n − 1, n − 2, 2^255, 2^256 − 1 (reduced mod n
     // by the recoding) and random ones; also a base other than P1/P2.
     let nm = |k: u64| crate::arith::sub_limbs(&Sm9N::M, &[k, 0, 0, 0]).0;
@@ -289,7 +289,7 @@ fn fixed_base_and_window_match_plain_multiplication() {
         vec![[1, 0, 0, 0], [2, 0, 0, 0], [16, 0, 0, 0], [31, 0, 0, 0], nm(1), nm(2), [0, 0, 0, 1 << 63], [u64::MAX; 4]];
     edge.extend((0..6).map(|_| r.scalar().to_canonical()));
     let q1 = g1_mul(&r.scalar()).to_jacobian();
-    let tq = FixedBaseTable::new(&q1);
+    let tq = comb(&q1);
     for kl in edge {
         let plain1 = P1.to_jacobian().mul_vartime(&kl);
         assert!(bool::from(t1.mul(&kl).ct_eq_point(&plain1)));

@@ -21,7 +21,8 @@
 //!
 //! The lane table (`[round][entry]`, each entry the eight lanes' x and y
 //! limb-major, 640 bytes; 5 × 64 entries, 204,800 bytes) is built on first
-//! use from the scalar comb. Each round's lookup scans all 64 entries of
+//! use from the entries of G's comb (`arith::comb`, whose `mul` this
+//! overrides), and the recoding is that comb's. Each round's lookup scans all 64 entries of
 //! its block with and/or masks made from the digits (no mask registers, no
 //! index-dependent address); negation is a vector select.
 //!
@@ -34,14 +35,14 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::super::field::ifma::{add, from_radix52, mul, select, sqr, sub, to_radix52, Fe8};
-use super::super::field::{fp_half, Fp, Sm2N};
-use super::super::point::{add_mixed, Affine, Jacobian};
+use super::super::field::{fp_half, Fp};
+use super::super::point::{Affine, Jacobian};
 use super::{g_table, CombTable};
-use crate::arith::{odd_scalar, recode_odd, wipe_digits, with_mul, Limbs};
+use crate::arith::comb::{no_digits, CombGroup};
+use crate::arith::{wipe_digits, with_mul, Limbs};
 use crate::cpu::Ifma;
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
-use subtle::Choice;
 use zeroize::Zeroize;
 
 /// Windows taken by the lanes (the 37th is the scalar code's).
@@ -98,7 +99,7 @@ fn lane_table(g: &CombTable) -> &'static [Entry] {
                     // Lanes past window 35 in the last round hold any valid
                     // point: their sums are discarded.
                     let win = if l + 8 * r < LANE_WINDOWS { l + 8 * r } else { 0 };
-                    let p: &Affine = &g.points[win * g.per + e];
+                    let p: &Affine = &g.row(win)[e];
                     let (x, y) = (lane_limbs(&p.x), lane_limbs(&p.y));
                     for i in 0..5 {
                         t[r * PER + e].0[0][i][l] = x[i];
@@ -225,9 +226,8 @@ fn lane_sum(table: &[Entry], idx: &[[u64; 8]; ROUNDS], neg: &[[u64; 8]; ROUNDS])
 pub(super) fn mul_g(_: Ifma, k: &Limbs) -> Jacobian {
     let g = g_table();
     let table = lane_table(g);
-    let (mut k, flip) = odd_scalar::<Sm2N>(k);
-    let mut digits = [(0u64, Choice::from(0)); 64];
-    recode_odd(&k, g.w, g.windows, flip, &mut digits);
+    let mut digits = no_digits();
+    g.recode(k, &mut digits);
     let mut idx = [[0u64; 8]; ROUNDS];
     let mut neg = [[0u64; 8]; ROUNDS];
     for win in 0..LANE_WINDOWS {
@@ -237,12 +237,11 @@ pub(super) fn mul_g(_: Ifma, k: &Limbs) -> Jacobian {
     // SAFETY: the token proves AVX-512F and IFMA.
     let mut c = unsafe { lane_sum(table, &idx, &neg) };
     let p = Jacobian { x: from_lane(&c[0]), y: from_lane(&c[1]), z: from_lane(&c[2]) };
-    let last = g.lookup(LANE_WINDOWS, digits[LANE_WINDOWS]);
-    let acc = with_mul!(|b| add_mixed(b, &p, &last, true));
+    let last = g.entry(LANE_WINDOWS, digits[LANE_WINDOWS]);
+    let acc = with_mul!(|b| Jacobian::add_entry(b, &p, &last, true));
     wipe_digits(&mut digits);
     idx.zeroize();
     neg.zeroize();
     c.zeroize();
-    k.iter_mut().for_each(|l| *l = 0);
     acc
 }
