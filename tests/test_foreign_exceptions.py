@@ -35,6 +35,7 @@ MODULES = [
     "shangmi.zuc",
     "shangmi.x509",
     "shangmi.cms",
+    "shangmi.tls",
     "shangmi.pkcs12",
     "shangmi.batch",
     "shangmi.exceptions",

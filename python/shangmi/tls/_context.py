@@ -41,12 +41,21 @@ def cipher_names(protocol: str = "tlcp") -> list[str]:
     return [std for std, _openssl, _code in _native.tls_cipher_suites(protocol)]
 
 
+def _check_path(path: object, what: str) -> None:
+    # An int would be taken by open() as a file descriptor (and closed).
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ShangmiTypeError(f"{what}: expected a path, got {type(path).__name__}")
+
+
 def _read(path: PathLike, what: str) -> bytes:
+    _check_path(path, what)
     try:
         with open(path, "rb") as f:
             return f.read()
     except TypeError:
         raise ShangmiTypeError(f"{what}: expected a path, got {type(path).__name__}") from None
+    except ValueError as e:  # a NUL in the path
+        raise InvalidInputError(f"{what}: invalid path: {e}") from None
     except OSError as e:
         raise InvalidInputError(f"{what}: cannot read {os.fsdecode(path)!r}: {e.strerror or e}") from None
 
@@ -78,6 +87,11 @@ def _password_bytes(password: Password) -> bytes | bytearray | str | None:
 
 
 def _load_identity(certfile: PathLike, keyfile: PathLike | None, password: Password, what: str) -> tuple[list[x509.Certificate], sm2.PrivateKey]:
+    _check_path(certfile, f"{what} certfile")
+    if keyfile is not None:
+        _check_path(keyfile, f"{what} keyfile")
+    if password is not None and not callable(password) and not isinstance(password, (bytes, bytearray, str)):
+        raise ShangmiTypeError(f"{what} password: expected bytes, str or a callable, got {type(password).__name__}")
     data = _read(certfile, f"{what} certfile")
     blocks = _pem_blocks(data)
     certs_pem = b"\n".join(b for label, b in blocks if label in ("CERTIFICATE", "X509 CERTIFICATE"))
@@ -118,6 +132,8 @@ class TLSContext:
     """
 
     def __init__(self, protocol: str = "tlcp", *, server_side: bool = False) -> None:
+        if not isinstance(protocol, str):
+            raise ShangmiTypeError(f"protocol: expected a str, got {type(protocol).__name__}")
         if protocol not in PROTOCOLS:
             raise InvalidInputError(f"unknown protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
         self._protocol = protocol
@@ -174,6 +190,10 @@ class TLSContext:
         PEM text / DER bytes."""
         if cafile is None and capath is None and cadata is None:
             raise InvalidInputError("cafile, capath or cadata must be given")
+        if cafile is not None:
+            _check_path(cafile, "cafile")
+        if capath is not None:
+            _check_path(capath, "capath")
         roots: list[x509.Certificate] = []
         if cafile is not None:
             roots += _certs_of(_read(cafile, "cafile"))
@@ -217,6 +237,8 @@ class TLSContext:
 
     def set_alpn_protocols(self, protocols: list[str]) -> None:
         """Accepted for the HTTP clients that call it; TLCP carries no ALPN."""
+        if not isinstance(protocols, (list, tuple)) or not all(isinstance(p, str) for p in protocols):
+            raise ShangmiTypeError(f"protocols: expected a list of str, got {type(protocols).__name__}")
         self._alpn = list(protocols)
 
     def get_ciphers(self) -> list[dict[str, object]]:
@@ -259,7 +281,11 @@ class TLSContext:
         anyio use to run TLS over their transports)."""
         from shangmi.tls._object import TLSObject
 
-        return TLSObject(self._connection(bool(server_side), server_hostname, session), incoming, outgoing, self, bool(server_side), server_hostname)
+        for name, bio in (("incoming", incoming), ("outgoing", outgoing)):
+            if not isinstance(bio, _ssl.MemoryBIO):
+                raise ShangmiTypeError(f"{name}: expected an ssl.MemoryBIO, got {type(bio).__name__}")
+        conn = self._connection(bool(server_side), server_hostname, session)
+        return TLSObject._create(conn, incoming, outgoing, self, bool(server_side), server_hostname)
 
     # -- the native configurations, built once per change ----------------
 
@@ -277,6 +303,10 @@ class TLSContext:
         return [c.to_der() for c in chain], key._key
 
     def _connection(self, server_side: bool, server_hostname: str | bytes | None, session: object | None) -> _native.TlsConnection:
+        if server_hostname is not None and not isinstance(server_hostname, (str, bytes, bytearray)):
+            raise ShangmiTypeError(f"server_hostname: expected a str, got {type(server_hostname).__name__}")
+        if session is not None and not isinstance(session, _native.TlsSession):
+            raise ShangmiTypeError(f"session: expected the session of an earlier connection, got {type(session).__name__}")
         # As ssl: a str host name goes out IDNA-encoded, bytes as ASCII.
         if isinstance(server_hostname, (bytes, bytearray)):
             server_hostname = bytes(server_hostname).decode("ascii")

@@ -9,7 +9,7 @@ import ssl as _ssl
 from typing import Any
 
 from shangmi import x509
-from shangmi.exceptions import TLSError, TLSWantReadError
+from shangmi.exceptions import ShangmiTypeError, TLSError, TLSWantReadError
 from shangmi.tls._channel import Channel
 
 
@@ -20,12 +20,22 @@ class TLSObject:
     ``incoming`` raise :class:`TLSWantReadError` (an
     ``ssl.SSLWantReadError``)."""
 
-    def __init__(
-        self, conn: Any, incoming: _ssl.MemoryBIO, outgoing: _ssl.MemoryBIO, context: Any, server_side: bool, server_hostname: str | None
-    ) -> None:
+    _ch: Channel
+    _incoming: _ssl.MemoryBIO
+    _outgoing: _ssl.MemoryBIO
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise ShangmiTypeError(f"{type(self).__name__} has no public constructor; use TLSContext.wrap_bio()")
+
+    @classmethod
+    def _create(
+        cls, conn: Any, incoming: _ssl.MemoryBIO, outgoing: _ssl.MemoryBIO, context: Any, server_side: bool, server_hostname: str | None
+    ) -> TLSObject:
+        self = cls.__new__(cls)
         self._ch = Channel(conn, context, server_side, server_hostname)
         self._incoming = incoming
         self._outgoing = outgoing
+        return self
 
     def _pump(self) -> None:
         # Whatever happens, the engine's output (an alert included) reaches

@@ -46,7 +46,7 @@ class TLSSocket(_socket.socket):
         session: Any,
     ) -> TLSSocket:
         if not isinstance(sock, _socket.socket):
-            raise InvalidInputError(f"wrap_socket needs a socket, got {type(sock).__name__}")
+            raise ShangmiTypeError(f"sock: expected a socket.socket, got {type(sock).__name__}")
         if sock.type != _socket.SOCK_STREAM:
             raise InvalidInputError("only stream sockets are supported")
         if server_side and server_hostname:
