@@ -7,10 +7,11 @@ Pythonic API.
 
 from __future__ import annotations
 
-from shangmi import cms, exceptions, pkcs12, sm2, sm3, sm4, sm9, x509, zuc
+from shangmi import cms, exceptions, pkcs12, sm2, sm3, sm4, sm9, tls, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
+    CertificateVerifyError,
     DecryptionError,
     ExtensionNotFound,
     InvalidInputError,
@@ -21,6 +22,9 @@ from shangmi.exceptions import (
     NotYetFinalized,
     ShangmiError,
     ShangmiTypeError,
+    TLSError,
+    TLSWantReadError,
+    TLSWantWriteError,
     UnsupportedAlgorithm,
 )
 
@@ -36,6 +40,7 @@ __all__ = [
     "zuc",
     "x509",
     "cms",
+    "tls",
     "pkcs12",
     "cpu_features",
     "set_num_threads",

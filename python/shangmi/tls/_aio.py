@@ -4,12 +4,16 @@ timeouts and shutdown behave exactly as they do with ``ssl``."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Awaitable, Callable, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
 from shangmi.exceptions import ShangmiTypeError
 
-ClientConnected = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Union[Awaitable[None], None]]
+if TYPE_CHECKING:
+    # asyncio is imported on first use, not by `import shangmi` (it costs
+    # tens of milliseconds).
+    import asyncio
+
+ClientConnected = Callable[["asyncio.StreamReader", "asyncio.StreamWriter"], Union[Awaitable[None], None]]
 
 
 def _check(context: Any) -> None:
@@ -25,6 +29,8 @@ async def open_connection(
     """``asyncio.open_connection`` over TLCP: the ``(reader, writer)`` pair,
     after the handshake. ``server_hostname`` defaults to ``host``."""
     _check(context)
+    import asyncio
+
     return await asyncio.open_connection(
         host, port, ssl=context, server_hostname=server_hostname or host, **kwargs
     )
@@ -37,4 +43,6 @@ async def start_server(
     certificates): ``client_connected_cb(reader, writer)`` per connection,
     after its handshake."""
     _check(context)
+    import asyncio
+
     return await asyncio.start_server(client_connected_cb, host, port, ssl=context, **kwargs)
