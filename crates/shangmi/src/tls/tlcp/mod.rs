@@ -28,7 +28,7 @@ mod rng;
 mod server;
 mod suites;
 
-pub use config::{ClientConfig, ServerConfig, Session, SessionCache};
+pub use config::{ClientConfig, Compat, ServerConfig, Session, SessionCache};
 pub use conn::Connection;
 pub use rng::RngFn;
 pub use suites::CipherSuite;
