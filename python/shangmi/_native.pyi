@@ -461,6 +461,7 @@ class TlsClientConfig:
         roots: list[bytes],
         mode: int,
         check_hostname: bool,
+        compat_name: str,
     ) -> Self: ...
 
 @final

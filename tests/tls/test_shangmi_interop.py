@@ -19,6 +19,7 @@ import pytest
 
 import peer_cli as pc
 from shangmi import tls
+from shangmi.exceptions import InvalidInputError
 
 SUITES = ["ECC_SM4_GCM_SM3", "ECC_SM4_CBC_SM3", "ECDHE_SM4_GCM_SM3", "ECDHE_SM4_CBC_SM3"]
 ECC = SUITES[:2]
@@ -29,16 +30,38 @@ def openssl_name(suite: str) -> str:
     return suite.replace("_SM4", "-SM2-SM4").replace("_", "-")
 
 
-def client_ctx(pki: Path, suite: str, *, certs: bool | None = None, sign_only: bool = False) -> tls.TLSContext:
+def client_ctx(pki: Path, suite: str, *, certs: bool | None = None, sign_only: bool = False,
+               compat: str | None = None) -> tls.TLSContext:
     ctx = tls.TLSContext("tlcp")
     ctx.load_verify_locations(pki / "root-ca.pem")
     ctx.set_ciphers(suite)
+    if compat is not None:
+        ctx.tlcp_compat = compat
     if certs if certs is not None else suite.startswith("ECDHE"):
         # The encrypted keys are GmSSL's own output (PBKDF2-HMAC-SM3, SM4-CBC).
         ctx.load_cert_chain(pki / "client-sign-chain.pem", pki / "client-sign.enc-key.pem", PASSWORD)
         if not sign_only:
             ctx.load_enc_cert_chain(pki / "client-enc.pem", pki / "client-enc.enc-key.pem", PASSWORD)
     return ctx
+
+
+# Client certificate variants: "none"; "single" = the signing identity alone
+# (ECC suites); "double" = signing and encryption identities (what ECDHE
+# needs everywhere).
+def cases(single: bool = True) -> list[Any]:
+    out = []
+    for suite in SUITES:
+        for certs in ("none", "single", "double"):
+            if suite.startswith("ECDHE") and certs != "double":
+                continue  # ECDHE needs the client's double certificate in every implementation
+            if certs == "single" and not single:
+                continue
+            out.append(pytest.param(suite, certs, id=f"{suite}-{certs}"))
+    return out
+
+
+def variant_ctx(pki: Path, suite: str, certs: str, compat: str | None = None) -> tls.TLSContext:
+    return client_ctx(pki, suite, certs=certs != "none", sign_only=certs == "single", compat=compat)
 
 
 def server_ctx(pki: Path, *, sign: str = "server-sign", enc: str = "server-enc", verify: int = tls.CERT_NONE) -> tls.TLSContext:
@@ -99,30 +122,39 @@ def talk(ctx: tls.TLSContext, port: int, payload: bytes = b"ping from shangmi\n"
 # -- Tongsuo (ctypes) -------------------------------------------------------
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_shangmi_client_to_tongsuo_server(tongsuo_server: Callable[..., Any], tlcp_pki: Path, suite: str) -> None:
-    srv = tongsuo_server(tlcp_pki, openssl_name(suite), mode="echo", tickets=False)
-    got, s = talk(client_ctx(tlcp_pki, suite), srv.port)
+# Tongsuo's client cannot send a single chain (configured sign-only, it sends
+# an empty Certificate) and its server reads a second certificate as the
+# encryption certificate: "single" is not a case with Tongsuo.
+@pytest.mark.parametrize("suite, certs", cases(single=False))
+def test_shangmi_client_to_tongsuo_server(tongsuo_server: Callable[..., Any], tlcp_pki: Path, suite: str,
+                                          certs: str) -> None:
+    auth = certs != "none"
+    srv = tongsuo_server(tlcp_pki, openssl_name(suite), mode="echo", tickets=False, client_auth=auth,
+                         ca=tlcp_pki / "ca-bundle.pem")
+    got, s = talk(variant_ctx(tlcp_pki, suite, certs), srv.port)
     assert got == b"ping from shangmi\n"
     assert s.cipher() == (suite, "TLCP", 128)
     assert len(s.get_peer_certificates()) >= 2
     (rec,) = srv.wait_for(1)
     assert rec.ok and rec.cipher == openssl_name(suite), rec.error
+    if auth:
+        assert rec.peer_subject and "tlcp client" in rec.peer_subject
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_tongsuo_client_to_shangmi_server(tongsuo: ModuleType, tlcp_pki: Path, suite: str) -> None:
-    ecdhe = suite.startswith("ECDHE")
-    port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED if ecdhe else tls.CERT_NONE))
-    certs = tongsuo.CertSet.from_dir(tlcp_pki, "client") if ecdhe else None
+@pytest.mark.parametrize("suite, certs", cases(single=False))
+def test_tongsuo_client_to_shangmi_server(tongsuo: ModuleType, tlcp_pki: Path, suite: str, certs: str) -> None:
+    auth = certs != "none"
+    port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED if auth else tls.CERT_NONE))
+    client_certs = tongsuo.CertSet.from_dir(tlcp_pki, "client") if auth else None
     r = tongsuo.tongsuo_client("127.0.0.1", port, openssl_name(suite), ca=tlcp_pki / "root-ca.pem",
-                               client_certs=certs, send=b"ping from tongsuo\n", server_name="localhost",
+                               client_certs=client_certs, send=b"ping from tongsuo\n", server_name="localhost",
                                tickets=False, check=False)
     t.join(15)
     assert r.ok, (r.error, results)
     assert r.data == b"ping from tongsuo\n" and r.verified and r.cipher == openssl_name(suite)
     assert results and not isinstance(results[0], Exception), results
     assert results[0][:2] == (suite, "TLCP")
+    assert ("tlcp client" in repr(results[0][3])) == auth
 
 
 def test_client_certificates_both_ways(tongsuo_server: Callable[..., Any], tongsuo: ModuleType, tlcp_pki: Path) -> None:
@@ -192,41 +224,95 @@ def test_wrong_key_usage_is_refused(tlcp_pki: Path) -> None:
 # -- GmSSL and Tongsuo command line tools, when built ------------------------
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_shangmi_client_to_gmssl_server(gmssl_bin: str, tlcp_pki: Path, suite: str) -> None:
-    ecdhe = suite.startswith("ECDHE")
+def check_shangmi_server(results: list[Any], suite: str, certs: str, err: str) -> None:
+    assert results and not isinstance(results[0], Exception), (results, err[-500:])
+    assert results[0][:2] == (suite, "TLCP")
+    assert ("tlcp client" in repr(results[0][3])) == (certs != "none"), results
+
+
+@pytest.mark.parametrize("suite, certs", cases())
+def test_shangmi_client_to_gmssl_server(gmssl_bin: str, tlcp_pki: Path, suite: str, certs: str) -> None:
+    # "double" in ECC: tlcp_compat "auto" recognises GmSSL's CertificateRequest
+    # and sends the signing chain alone, as GmSSL's server expects.
     port = pc.free_port()
-    with pc.PeerProcess(pc.gmssl_server_cmd(gmssl_bin, tlcp_pki, openssl_name(suite), port, ecdhe), port):
-        got, s = talk(client_ctx(tlcp_pki, suite), port, b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+    with pc.PeerProcess(pc.gmssl_server_cmd(gmssl_bin, tlcp_pki, openssl_name(suite), port, certs != "none"), port):
+        got, s = talk(variant_ctx(tlcp_pki, suite, certs), port, b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
     assert b"200 OK" in got and s.cipher()[0] == suite
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_gmssl_client_to_shangmi_server(gmssl_bin: str, tlcp_pki: Path, suite: str) -> None:
-    ecdhe = suite.startswith("ECDHE")
-    port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED if ecdhe else tls.CERT_NONE))
-    rc, out, err = pc.run_client(pc.gmssl_client_cmd(gmssl_bin, tlcp_pki, openssl_name(suite), port, ecdhe))
+# GmSSL's client sends a single chain in ECC suites and a double one in ECDHE.
+@pytest.mark.parametrize("suite, certs", [c for c in cases() if c.values[1] != "double" or "ECDHE" in c.values[0]])
+def test_gmssl_client_to_shangmi_server(gmssl_bin: str, tlcp_pki: Path, suite: str, certs: str) -> None:
+    auth = certs != "none"
+    port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED if auth else tls.CERT_NONE))
+    rc, out, err = pc.run_client(pc.gmssl_client_cmd(gmssl_bin, tlcp_pki, openssl_name(suite), port, auth))
     t.join(15)
-    assert results and not isinstance(results[0], Exception), (results, err[-500:])
-    assert results[0][0] == suite
+    check_shangmi_server(results, suite, certs, err)
+    assert rc == 0 and "GET / HTTP" in out, (rc, out[-300:], err[-300:])
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_shangmi_client_to_tongsuo_cli_server(tongsuo_bin: str, tlcp_pki: Path, suite: str) -> None:
-    ecdhe = suite.startswith("ECDHE")
+@pytest.mark.parametrize("suite, certs", cases(single=False))
+def test_shangmi_client_to_tongsuo_cli_server(tongsuo_bin: str, tlcp_pki: Path, suite: str, certs: str) -> None:
     port = pc.free_port()
-    cmd = pc.tongsuo_server_cmd(tongsuo_bin, tlcp_pki, openssl_name(suite), port, ecdhe, ca="ca-bundle.pem")
+    cmd = pc.tongsuo_server_cmd(tongsuo_bin, tlcp_pki, openssl_name(suite), port, certs != "none", ca="ca-bundle.pem")
     with pc.PeerProcess(cmd, port):
-        got, s = talk(client_ctx(tlcp_pki, suite), port, b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        got, s = talk(variant_ctx(tlcp_pki, suite, certs), port, b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
     assert b"HTTP/1.0 200" in got and s.cipher()[0] == suite
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_tongsuo_cli_client_to_shangmi_server(tongsuo_bin: str, tlcp_pki: Path, suite: str) -> None:
-    ecdhe = suite.startswith("ECDHE")
-    port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED if ecdhe else tls.CERT_NONE))
-    rc, out, err = pc.run_client(pc.tongsuo_client_cmd(tongsuo_bin, tlcp_pki, openssl_name(suite), port, ecdhe),
+@pytest.mark.parametrize("suite, certs", cases(single=False))
+def test_tongsuo_cli_client_to_shangmi_server(tongsuo_bin: str, tlcp_pki: Path, suite: str, certs: str) -> None:
+    auth = certs != "none"
+    port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED if auth else tls.CERT_NONE))
+    rc, out, err = pc.run_client(pc.tongsuo_client_cmd(tongsuo_bin, tlcp_pki, openssl_name(suite), port, auth),
                                  b"GET / HTTP/1.0\r\n\r\n")
     t.join(15)
-    assert results and not isinstance(results[0], Exception), (results, err[-500:])
-    assert results[0][0] == suite
+    check_shangmi_server(results, suite, certs, err)
+
+
+# -- tlcp_compat: the explicit modes select the forms each peer takes ---------
+
+
+@pytest.mark.parametrize("suite", ["ECDHE_SM4_GCM_SM3", "ECC_SM4_CBC_SM3"])
+def test_explicit_compat_against_gmssl(gmssl_bin: str, tlcp_pki: Path, suite: str) -> None:
+    port = pc.free_port()
+    request = b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n"
+    with pc.PeerProcess(pc.gmssl_server_cmd(gmssl_bin, tlcp_pki, openssl_name(suite), port, True), port):
+        got, _ = talk(variant_ctx(tlcp_pki, suite, "double", compat="gmssl"), port, request)
+        assert b"200 OK" in got
+        # Tongsuo's forms (bare ECDHE parameters; sign + enc certificates and
+        # SM3-of-messages CertificateVerify in ECC) are what GmSSL refuses.
+        with pytest.raises(tls.TLSError):
+            talk(variant_ctx(tlcp_pki, suite, "double", compat="tongsuo"), port, request)
+
+
+@pytest.mark.parametrize("suite", ["ECDHE_SM4_GCM_SM3", "ECC_SM4_GCM_SM3"])
+def test_explicit_compat_against_tongsuo(tongsuo_server: Callable[..., Any], tlcp_pki: Path, suite: str) -> None:
+    srv = tongsuo_server(tlcp_pki, openssl_name(suite), mode="echo", tickets=False, client_auth=True,
+                         ca=tlcp_pki / "ca-bundle.pem")
+    got, _ = talk(variant_ctx(tlcp_pki, suite, "double", compat="tongsuo"), srv.port)
+    assert got == b"ping from shangmi\n"
+    # GmSSL's forms: the length-prefixed ECDHE parameters (Tongsuo 8.3:
+    # "length mismatch"); in ECC the signing chain alone (no enc certificate).
+    with pytest.raises(tls.TLSError):
+        talk(variant_ctx(tlcp_pki, suite, "double", compat="gmssl"), srv.port)
+
+
+def test_compat_modes_with_shangmi_server(tlcp_pki: Path) -> None:
+    # shangmi's server takes every mode's forms, ECDHE and ECC with client certificates.
+    for suite in ("ECDHE_SM4_CBC_SM3", "ECC_SM4_CBC_SM3"):
+        for compat in tls.TLCP_COMPAT:
+            port, results, t = shangmi_server(server_ctx(tlcp_pki, verify=tls.CERT_REQUIRED))
+            got, s = talk(variant_ctx(tlcp_pki, suite, "double", compat=compat), port)
+            t.join(15)
+            assert got == b"ping from shangmi\n" and s.cipher()[0] == suite, compat
+            check_shangmi_server(results, suite, "double", "")
+
+
+def test_compat_attribute(tlcp_pki: Path) -> None:
+    ctx = tls.TLSContext("tlcp")
+    assert ctx.tlcp_compat == "auto" and tls.TLCP_COMPAT == ("auto", "standard", "gmssl", "tongsuo")
+    ctx.tlcp_compat = "GmSSL"
+    assert ctx.tlcp_compat == "gmssl"
+    with pytest.raises(InvalidInputError, match="tlcp_compat"):
+        ctx.tlcp_compat = "openssl"

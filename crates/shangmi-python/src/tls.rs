@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use shangmi::tls::{self, CipherSuite, ClientConfig, Connection, Identity, ServerConfig, SessionCache, VerifyMode};
+use shangmi::tls::{
+    self, CipherSuite, ClientConfig, Compat, Connection, Identity, ServerConfig, SessionCache, VerifyMode,
+};
 use shangmi::x509::Certificate;
 
 use crate::buffer::{Arg, Bytes, Name, Uint};
@@ -61,6 +63,7 @@ impl TlsClientConfig {
         roots: Arg<Vec<Vec<u8>>>,
         mode: Uint<u32>,
         check_hostname: Arg<bool>,
+        compat_name: Name,
     ) -> PyResult<Self> {
         let _ = protocol(&protocol_name)?;
         let mut cfg = ClientConfig::new();
@@ -72,6 +75,7 @@ impl TlsClientConfig {
         cfg.roots = certificates(&roots.0)?;
         cfg.verify_mode = verify_mode(mode.0)?;
         cfg.check_hostname = check_hostname.0;
+        cfg.compat = Compat::from_name(&compat_name.0).py_err()?;
         Ok(TlsClientConfig { inner: Arc::new(cfg) })
     }
 }

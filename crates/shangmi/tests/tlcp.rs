@@ -883,3 +883,126 @@ fn host_name_rules_on_certificates() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The plaintext handshake messages (header included) in `buf`'s records
+/// up to the first ChangeCipherSpec.
+fn handshake_messages(buf: &[u8]) -> Vec<Vec<u8>> {
+    let mut hs = Vec::new();
+    let mut off = 0;
+    while off + 5 <= buf.len() {
+        let (typ, len) = (buf[off], usize::from(u16::from_be_bytes([buf[off + 3], buf[off + 4]])));
+        if typ == 20 {
+            break;
+        }
+        assert_eq!(typ, 22, "handshake records before ChangeCipherSpec");
+        hs.extend_from_slice(&buf[off + 5..off + 5 + len]);
+        off += 5 + len;
+    }
+    let mut msgs = Vec::new();
+    let mut p = 0;
+    while p + 4 <= hs.len() {
+        let len = usize::from(hs[p + 1]) << 16 | usize::from(hs[p + 2]) << 8 | usize::from(hs[p + 3]);
+        msgs.push(hs[p..p + 4 + len].to_vec());
+        p += 4 + len;
+    }
+    msgs
+}
+
+/// The client's second flight in each compatibility mode, checked against
+/// the forms the peers' sources define, parsed and verified here (not by
+/// the engine's decoder), then fed to shangmi's server, which takes every
+/// form.
+/// - ECDHE ClientKeyExchange: GmSSL 3 (`tlcp_send_client_key_exchange`,
+///   `tls_uint16array_to_bytes` around the parameters) and GB/T 38636-2020
+///   6.4.5.8 write `00 45 ‖ 03 00 29 ‖ 41 ‖ 04 X Y` (71 bytes); Tongsuo
+///   (`ntls_construct_cke_sm2dhe`) writes `03 00 29 ‖ 41 ‖ 04 X Y` (69).
+/// - CertificateVerify `<2-byte length>` DER SM2 signature with ID
+///   1234567812345678: GmSSL over the handshake messages themselves,
+///   Tongsuo and the standard over SM3 of them.
+/// - ECC Certificate with both identities: GmSSL's shape is the signing
+///   certificate and its chain (no encryption certificate).
+#[test]
+fn compat_modes_write_the_peers_forms_and_the_server_takes_them_all() {
+    use shangmi::tls::Compat;
+    let p = pki();
+    for suite in [CipherSuite::EcdheSm4GcmSm3, CipherSuite::EccSm4CbcSm3] {
+        for compat in [Compat::GmSsl, Compat::Tongsuo, Compat::Standard, Compat::Auto] {
+            let mut ccfg = p.client_with_certs();
+            ccfg.suites = suite_only(suite);
+            ccfg.compat = compat;
+            let client_enc = ccfg.enc_identity.as_ref().unwrap().chain[0].to_der().to_vec();
+            let client_sign = ccfg.sign_identity.as_ref().unwrap().key.public_key().clone();
+            let mut scfg = p.server();
+            scfg.verify_mode = VerifyMode::Required;
+            let mut c = Connection::client(Arc::new(ccfg), Some(HOST)).unwrap();
+            let mut s = Connection::server(Arc::new(scfg)).unwrap();
+            let (mut cr, mut sr) = (Ok(()), Ok(()));
+            let mut transcript = Vec::new();
+            let mut hello = Vec::new();
+            c.write_tls(&mut hello);
+            transcript.extend(handshake_messages(&hello));
+            deliver_bytes(&hello, &mut s, &mut sr);
+            let mut buf = Vec::new();
+            s.write_tls(&mut buf);
+            transcript.extend(handshake_messages(&buf));
+            deliver_bytes(&buf, &mut c, &mut cr);
+            let mut flight = Vec::new();
+            c.write_tls(&mut flight);
+            let msgs = handshake_messages(&flight);
+            let types: Vec<u8> = msgs.iter().map(|m| m[0]).collect();
+            assert_eq!(types, [11, 16, 15], "{compat:?}: Certificate, ClientKeyExchange, CertificateVerify");
+            // shangmi's server asks like Tongsuo ({rsa_sign, ecdsa_sign}): Auto takes Tongsuo's forms.
+            let gmssl = compat == Compat::GmSsl;
+            let prefixed = matches!(compat, Compat::GmSsl | Compat::Standard);
+            let cert_body = &msgs[0][4..];
+            let has_enc = cert_body.windows(client_enc.len()).any(|w| w == client_enc);
+            assert_eq!(has_enc, suite.is_ecdhe() || !gmssl, "{compat:?} {suite:?}: encryption certificate sent");
+            let cke = &msgs[1][4..];
+            if suite.is_ecdhe() {
+                let params: &[u8] = if prefixed {
+                    assert_eq!((cke.len(), &cke[..2]), (71, &[0x00, 0x45][..]), "{compat:?}");
+                    &cke[2..]
+                } else {
+                    assert_eq!(cke.len(), 69, "{compat:?}");
+                    cke
+                };
+                assert_eq!(&params[..5], &[0x03, 0x00, 0x29, 0x41, 0x04], "{compat:?}");
+            }
+            let signed: Vec<u8> = transcript.iter().chain(&msgs[..2]).flatten().copied().collect();
+            let cv = &msgs[2][4..];
+            assert_eq!(usize::from(u16::from_be_bytes([cv[0], cv[1]])), cv.len() - 2);
+            let sig = shangmi::encoding::sm2::signature_from_der(&cv[2..]).unwrap();
+            let raw = client_sign.verify(&signed, DEFAULT_UID, &sig).is_ok();
+            let hashed = client_sign.verify(&shangmi::sm3::hash(&signed), DEFAULT_UID, &sig).is_ok();
+            assert_eq!((raw, hashed), (gmssl, !gmssl), "{compat:?}: CertificateVerify input");
+            deliver_bytes(&flight, &mut s, &mut sr);
+            let (cr2, sr2) = run(&mut c, &mut s);
+            cr.and(cr2).unwrap();
+            sr.and(sr2).unwrap();
+            exchange_data(&mut c, &mut s);
+        }
+    }
+}
+
+/// shangmi's CertificateRequest names its trust anchors' subjects, as
+/// GmSSL's client needs (it answers only when its issuer is named).
+#[test]
+fn the_certificate_request_names_the_trust_anchors() {
+    let p = pki();
+    let mut scfg = p.server();
+    scfg.verify_mode = VerifyMode::Required;
+    let mut c = Connection::client(Arc::new(p.client_with_certs()), Some(HOST)).unwrap();
+    let mut s = Connection::server(Arc::new(scfg)).unwrap();
+    let mut res = Ok(());
+    deliver(&mut c, &mut s, &mut res);
+    let mut buf = Vec::new();
+    s.write_tls(&mut buf);
+    let msgs = handshake_messages(&buf);
+    let cr = msgs.iter().find(|m| m[0] == 13).expect("a CertificateRequest");
+    let root = p.root.subject().to_der();
+    let mut expected = vec![0x02, 0x01, 0x40];
+    expected.extend_from_slice(&((root.len() + 2) as u16).to_be_bytes());
+    expected.extend_from_slice(&(root.len() as u16).to_be_bytes());
+    expected.extend_from_slice(root);
+    assert_eq!(&cr[4..], &expected[..]);
+}

@@ -31,6 +31,9 @@ CERT_NONE = VerifyMode.CERT_NONE
 CERT_OPTIONAL = VerifyMode.CERT_OPTIONAL
 CERT_REQUIRED = VerifyMode.CERT_REQUIRED
 
+#: The values of :attr:`TLSContext.tlcp_compat`.
+TLCP_COMPAT: tuple[str, ...] = ("auto", "standard", "gmssl", "tongsuo")
+
 #: The protocols a context can speak.
 PROTOCOLS: tuple[str, ...] = tuple(_native.TLS_PROTOCOLS)
 
@@ -129,6 +132,26 @@ class TLSContext:
     (``server_side=True``) asks for no client certificate unless
     ``verify_mode`` says so. A server's session cache lives in its context,
     so connections made from one context can resume each other's sessions.
+
+    ``tlcp_compat`` (clients only) chooses the wire forms where the deployed
+    TLCP implementations disagree with each other and with GB/T 38636-2020:
+
+    - ``"auto"`` (default): decided from the server's CertificateRequest
+      (GmSSL 3 asks for ``ecdsa_sign`` certificates only; Tongsuo and
+      shangmi also list ``rsa_sign``); without a request nothing disputed
+      is sent.
+    - ``"standard"``: GB/T 38636-2020 as written: the ECDHE
+      ClientKeyExchange carries a 2-byte length before the parameters,
+      CertificateVerify signs SM3 of the handshake messages, an ECC client
+      sends its encryption certificate too.
+    - ``"gmssl"``: GmSSL 3: the length-prefixed ECDHE ClientKeyExchange,
+      CertificateVerify over the handshake messages themselves, an ECC
+      client's signing chain alone.
+    - ``"tongsuo"``: Tongsuo (and gotlcp's default): the ECDHE parameters
+      without a length, CertificateVerify over SM3 of the messages, sign and
+      encryption certificates.
+
+    A server accepts every form whatever this says.
     """
 
     def __init__(self, protocol: str = "tlcp", *, server_side: bool = False) -> None:
@@ -148,6 +171,7 @@ class TLSContext:
         self._client: _native.TlsClientConfig | None = None
         self._server: _native.TlsServerConfig | None = None
         self._alpn: list[str] = []
+        self._tlcp_compat = "auto"
 
     # -- settings --------------------------------------------------------
 
@@ -168,6 +192,21 @@ class TLSContext:
         if mode == CERT_NONE and self._check_hostname:
             raise InvalidInputError("cannot set verify_mode to CERT_NONE while check_hostname is enabled")
         self._verify_mode = mode
+        self._changed()
+
+    @property
+    def tlcp_compat(self) -> str:
+        """The TLCP wire forms a client writes: ``"auto"``, ``"standard"``,
+        ``"gmssl"`` or ``"tongsuo"`` (see the class docstring)."""
+        return self._tlcp_compat
+
+    @tlcp_compat.setter
+    def tlcp_compat(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise ShangmiTypeError(f"tlcp_compat: expected str, got {type(value).__name__}")
+        if value.lower() not in TLCP_COMPAT:
+            raise InvalidInputError(f"tlcp_compat must be one of {', '.join(TLCP_COMPAT)}, got {value!r}")
+        self._tlcp_compat = value.lower()
         self._changed()
 
     @property
@@ -329,7 +368,7 @@ class TLSContext:
             enc_chain, enc_key = self._identity(self._enc)
             self._client = _native.TlsClientConfig(
                 self._protocol, self._ciphers, sign_chain, sign_key, enc_chain, enc_key, roots,
-                int(self._verify_mode), self._check_hostname,
+                int(self._verify_mode), self._check_hostname, self._tlcp_compat,
             )
         if session is not None and not isinstance(session, _native.TlsSession):
             raise ShangmiTypeError(f"session: expected the session of an earlier connection, got {type(session).__name__}")

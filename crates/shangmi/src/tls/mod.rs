@@ -8,7 +8,7 @@
 mod names;
 pub mod tlcp;
 
-pub use tlcp::{CipherSuite, ClientConfig, Connection, ServerConfig, Session, SessionCache};
+pub use tlcp::{CipherSuite, ClientConfig, Compat, Connection, ServerConfig, Session, SessionCache};
 
 use crate::sm2::PrivateKey;
 use crate::x509::Certificate;

@@ -156,13 +156,17 @@ impl Connection {
                 "handshake failure: ECDHE suites need the client's signing and encryption certificates",
             ));
         }
-        // Certificate: sign, enc (when held), then the signing chain.
+        // Certificate: sign, enc (when held, and always for ECDHE), then the
+        // signing chain; GmSSL-shaped servers take an ECC client's signing
+        // chain alone (they read a second certificate as a CA).
+        let compat = self.compat;
         let mut signs = false;
         if self.cert_requested {
             let mut ders: Vec<&[u8]> = Vec::new();
             if let Some(sign) = &cfg.sign_identity {
                 ders.push(sign.chain[0].to_der());
-                if let Some(enc) = &cfg.enc_identity {
+                if let Some(enc) = cfg.enc_identity.as_ref().filter(|_| suite.is_ecdhe() || !compat.ecc_single_chain())
+                {
                     ders.push(enc.chain[0].to_der());
                 }
                 ders.extend(sign.chain[1..].iter().map(|c| c.to_der()));
@@ -188,7 +192,12 @@ impl Connection {
             let res = kex
                 .compute(&peer_point, 48)
                 .map_err(|e| Fatal::new(alert::ILLEGAL_PARAMETER, format!("ECDHE key exchange failed: {e}")))?;
-            cke.extend_from_slice(&m::encode_ec_params(&kex.ephemeral_public()));
+            let params = m::encode_ec_params(&kex.ephemeral_public());
+            if compat.cke_length_prefix() {
+                m::put_vec16(&mut cke, &params);
+            } else {
+                cke.extend_from_slice(&params);
+            }
             Zeroizing::new(res.key.to_vec())
         } else {
             let mut pms = Zeroizing::new(vec![0u8; 48]);
@@ -204,8 +213,11 @@ impl Connection {
         self.send_handshake(&m::handshake(m::CLIENT_KEY_EXCHANGE, &cke))?;
         if signs {
             if let Some(sign) = &cfg.sign_identity {
-                let h = self.transcript_hash();
-                let e = digest(sign.key.public_key(), &[&h])?;
+                let e = if compat.verify_raw_messages() {
+                    digest(sign.key.public_key(), &[&self.transcript])?
+                } else {
+                    digest(sign.key.public_key(), &[&self.transcript_hash()])?
+                };
                 let sig = self.sign(&sign.key, &e)?;
                 let mut b = Vec::new();
                 m::put_vec16(&mut b, &sig);

@@ -31,8 +31,86 @@ pub struct ClientConfig {
     pub sm2_id: Option<Vec<u8>>,
     /// Unix seconds at which validity is checked; `None` = the system clock.
     pub now: Option<i64>,
+    /// Which wire forms the client writes where deployed implementations
+    /// disagree (default [`Compat::Auto`]).
+    pub compat: Compat,
     /// Server certificate lists that passed validation (see `validated`).
     pub(crate) validated: ValidatedChains,
+}
+
+/// The wire forms a client writes where GmSSL, Tongsuo and GB/T 38636-2020
+/// disagree. A server accepts every form whatever this says.
+///
+/// | | ECDHE ClientKeyExchange | CertificateVerify signs | ECC client Certificate with both identities |
+/// |---|---|---|---|
+/// | `Standard` | `opaque ClientECDHEParams<1..2^16-1>`: 2-byte length first | SM3(handshake messages) | sign, enc, chain |
+/// | `GmSsl` | 2-byte length first (as the standard) | the handshake messages themselves | sign, chain |
+/// | `Tongsuo` | ECParameters ‖ ECPoint, no length | SM3(handshake messages) (as the standard) | sign, enc, chain |
+///
+/// GB/T 38636-2020 section 6.4.5.8 defines the ECDHE exchange_keys as
+/// `opaque ClientECDHEParams<1..2^16-1>` (a vector, so with a 2-byte
+/// length), which GmSSL 3 follows; Tongsuo (and gotlcp by default, with
+/// its `ClientECDHEParamsAsVector` switch) writes the structure bare, and
+/// Tongsuo 8.3's server refuses the vector. Section 6.4.5.9 signs
+/// `digitally-signed struct { opaque sm3_hash[32]; }`, sm3_hash being
+/// SM3 of the handshake messages so far: Tongsuo follows it, GmSSL 3 signs
+/// the messages themselves (SM2 hashes Z ‖ messages). Neither standard
+/// text says whether an ECC client sends its encryption certificate;
+/// Tongsuo's server requires it, GmSSL's server reads a second certificate
+/// as a CA.
+///
+/// `Auto` decides from the server's CertificateRequest, the first message
+/// where the forms matter: GmSSL 3 asks for certificate_types
+/// `{ecdsa_sign}` alone, Tongsuo (and shangmi) for `{rsa_sign,
+/// ecdsa_sign}` (measured 2026-12-07, GmSSL 3.3.0-dev, Tongsuo 8.3.2 and
+/// 8.5.0-pre2); `{ecdsa_sign}` alone selects `GmSsl`, anything else
+/// `Tongsuo`. Without a CertificateRequest no disputed form is sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compat {
+    #[default]
+    Auto,
+    Standard,
+    GmSsl,
+    Tongsuo,
+}
+
+impl Compat {
+    /// Every mode, as [`Compat::name`] spells them.
+    pub const ALL: [Compat; 4] = [Compat::Auto, Compat::Standard, Compat::GmSsl, Compat::Tongsuo];
+
+    /// "auto", "standard", "gmssl" or "tongsuo".
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Auto => "auto",
+            Compat::Standard => "standard",
+            Compat::GmSsl => "gmssl",
+            Compat::Tongsuo => "tongsuo",
+        }
+    }
+
+    /// The mode named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> crate::Result<Self> {
+        Compat::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
+            crate::Error::invalid(format!(
+                "unknown TLCP compatibility mode {name:?}: expected auto, standard, gmssl or tongsuo"
+            ))
+        })
+    }
+
+    /// The ECDHE ClientKeyExchange carries a 2-byte length first.
+    pub(crate) fn cke_length_prefix(self) -> bool {
+        matches!(self, Compat::Standard | Compat::GmSsl)
+    }
+
+    /// CertificateVerify signs the handshake messages, not their SM3 hash.
+    pub(crate) fn verify_raw_messages(self) -> bool {
+        self == Compat::GmSsl
+    }
+
+    /// An ECC client Certificate leaves out the encryption certificate.
+    pub(crate) fn ecc_single_chain(self) -> bool {
+        self == Compat::GmSsl
+    }
 }
 
 impl ClientConfig {
@@ -48,6 +126,7 @@ impl ClientConfig {
             sm2_id: None,
             now: None,
             validated: ValidatedChains::default(),
+            compat: Compat::Auto,
         }
     }
 }
@@ -68,7 +147,9 @@ pub struct ServerConfig {
     pub sign_identity: Identity,
     /// The encryption certificate (leaf first) and key.
     pub enc_identity: Identity,
-    /// Trust anchors for client certificates.
+    /// Trust anchors for client certificates; their subjects are the
+    /// CertificateRequest's certificate_authorities (GmSSL's client sends
+    /// nothing unless its issuer is named).
     pub roots: Vec<Certificate>,
     /// Default [`VerifyMode::None`] (no CertificateRequest in ECC suites).
     pub verify_mode: VerifyMode,

@@ -3,7 +3,7 @@
 //! messages themselves are handled in `handshake`.
 
 use super::alert::{self, Fatal, HsResult};
-use super::config::{ClientConfig, ServerConfig, Session};
+use super::config::{ClientConfig, Compat, ServerConfig, Session};
 use super::messages::{self, MAX_HANDSHAKE};
 use super::record::{RecordCipher, HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
 use super::rng::Rng;
@@ -80,6 +80,9 @@ pub struct Connection {
     pub(crate) cert_requested: bool,
     /// Server: the client sent a non-empty Certificate.
     pub(crate) client_sent_cert: bool,
+    /// Client: the wire forms chosen (never `Auto` once the server's
+    /// CertificateRequest arrived).
+    pub(crate) compat: Compat,
     /// Server, ECDHE: the 64 bytes the ephemeral scalar is drawn from.
     pub(crate) ephemeral_seed: Option<Zeroizing<[u8; 64]>>,
     /// Client, ECDHE: the server's ephemeral point.
@@ -126,6 +129,7 @@ impl Connection {
             server_name: None,
             cert_requested: false,
             client_sent_cert: false,
+            compat: Compat::Auto,
             ephemeral_seed: None,
             peer_ephemeral: None,
             error: None,

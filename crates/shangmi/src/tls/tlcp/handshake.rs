@@ -31,9 +31,10 @@
 //! - ECC ClientKeyExchange: `<2-byte length>` GM/T 0009 DER SM2 ciphertext
 //!   of the 48-byte pre-master secret (01 01 ‖ 46 random bytes) to the
 //!   server's encryption certificate key.
-//! - ECDHE ClientKeyExchange: ECParameters ‖ ECPoint as the standard and
-//!   Tongsuo write it (GmSSL 3 puts a 2-byte length in front; we accept
-//!   both). The pre-master is 48 bytes of the SM2 key exchange (GB/T
+//! - ECDHE ClientKeyExchange: ECParameters ‖ ECPoint, with a 2-byte length
+//!   first as GB/T 38636-2020 6.4.5.8 (`opaque ClientECDHEParams<1..2^16-1>`)
+//!   and GmSSL 3 write it, or bare as Tongsuo writes it (see
+//!   [`Compat`] for which a client sends; a server accepts both). The pre-master is 48 bytes of the SM2 key exchange (GB/T
 //!   32918.3) with the encryption keys as static keys, the server as
 //!   initiator (Z_A) and the client as responder (Z_B), both IDs the
 //!   default; no confirmation values (Tongsuo: "server is initiator(Z_A),
@@ -42,13 +43,13 @@
 //! - CertificateVerify: `<2-byte length>` SM2 signature with the default ID
 //!   over SM3(handshake messages so far), i.e. e = SM3(Z ‖ SM3(messages)),
 //!   as Tongsuo signs it (GM/T 0024's wording); GmSSL 3 signs the messages
-//!   themselves (e = SM3(Z ‖ messages)). We send Tongsuo's form and accept
-//!   either.
+//!   themselves (e = SM3(Z ‖ messages)). A server accepts either; a client
+//!   sends the standard's unless [`Compat`] selects GmSSL's.
 //! - Finished: PRF(master, "client finished" / "server finished",
 //!   SM3(handshake messages))[..12].
 
 use super::alert::{self, Fatal, HsResult};
-use super::config::Session;
+use super::config::{Compat, Session};
 use super::conn::{Connection, Side, State};
 use super::messages as m;
 use super::prf;
@@ -185,8 +186,13 @@ impl Connection {
             m::CERTIFICATE if self.is_client() => self.on_server_certificate(body),
             m::SERVER_KEY_EXCHANGE => self.on_server_key_exchange(body),
             m::CERTIFICATE_REQUEST => {
-                m::parse_certificate_request(body)?;
+                let types = m::parse_certificate_request(body)?;
                 self.cert_requested = true;
+                self.compat = match &self.side {
+                    Side::Client { cfg, .. } if cfg.compat != Compat::Auto => cfg.compat,
+                    _ if types == [m::CERT_TYPE_ECDSA_SIGN] => Compat::GmSsl,
+                    _ => Compat::Tongsuo,
+                };
                 self.state = State::ExpectServerHelloDone;
                 Ok(())
             }

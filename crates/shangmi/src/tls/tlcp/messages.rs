@@ -338,21 +338,33 @@ pub(crate) fn parse_ec_params<'a>(r: &mut Reader<'a>) -> HsResult<&'a [u8]> {
     Ok(p)
 }
 
-/// CertificateRequest: certificate types and (empty) authorities.
-pub(crate) fn encode_certificate_request() -> Vec<u8> {
+/// A CertificateRequest naming `authorities` (DER Names), as Tongsuo
+/// writes it: certificate_types {rsa_sign, ecdsa_sign}. Names that would
+/// overflow the 2-byte list length are left out (the first ones stay).
+pub(crate) fn encode_certificate_request(authorities: &[&[u8]]) -> Vec<u8> {
     let mut b = Vec::new();
     put_vec8(&mut b, &[CERT_TYPE_RSA_SIGN, CERT_TYPE_ECDSA_SIGN]);
-    put_vec16(&mut b, &[]);
+    let mut names = Vec::new();
+    for n in authorities {
+        if names.len() + 2 + n.len() > usize::from(u16::MAX) {
+            break;
+        }
+        put_vec16(&mut names, n);
+    }
+    put_vec16(&mut b, &names);
     handshake(CERTIFICATE_REQUEST, &b)
 }
 
 /// Checks a CertificateRequest's framing (we answer with what we have).
-pub(crate) fn parse_certificate_request(body: &[u8]) -> HsResult<()> {
+/// The certificate_types of a CertificateRequest (the names are checked
+/// for shape only).
+pub(crate) fn parse_certificate_request(body: &[u8]) -> HsResult<&[u8]> {
     let mut r = Reader::new(body, "CertificateRequest");
-    r.vec8("certificate_types")?;
+    let types = r.vec8("certificate_types")?;
     let mut cas = Reader::new(r.vec16("certificate_authorities")?, "CertificateRequest");
     while !cas.is_empty() {
         cas.vec16("distinguished name")?;
     }
-    r.end()
+    r.end()?;
+    Ok(types)
 }

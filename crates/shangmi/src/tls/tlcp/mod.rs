@@ -29,7 +29,7 @@ mod server;
 mod suites;
 mod validated;
 
-pub use config::{ClientConfig, ServerConfig, Session, SessionCache};
+pub use config::{ClientConfig, Compat, ServerConfig, Session, SessionCache};
 pub use conn::Connection;
 pub use rng::RngFn;
 pub use suites::CipherSuite;

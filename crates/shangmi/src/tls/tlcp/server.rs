@@ -83,7 +83,10 @@ impl Connection {
         self.send_handshake(&m::handshake(m::SERVER_KEY_EXCHANGE, &ske))?;
         self.cert_requested = cfg.verify_mode != VerifyMode::None || suite.is_ecdhe();
         if self.cert_requested {
-            self.send_handshake(&m::encode_certificate_request())?;
+            // The trust anchors' subjects, as OpenSSL's client CA list:
+            // GmSSL's client answers only when its issuer is named.
+            let names: Vec<&[u8]> = cfg.roots.iter().map(|c| c.subject().to_der()).collect();
+            self.send_handshake(&m::encode_certificate_request(&names))?;
         }
         self.send_handshake(&m::handshake(m::SERVER_HELLO_DONE, &[]))?;
         self.state = if self.cert_requested { State::ExpectClientCertificate } else { State::ExpectClientKeyExchange };
