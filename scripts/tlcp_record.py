@@ -20,6 +20,11 @@ chose at random.
 HTTP, which the recorder's echo exchange does not speak yet, so GmSSL
 transcripts are not recorded (the script says so and skips them).
 
+The Tongsuo flights also seed the fuzz corpora: the server's bytes (from
+the ``client`` transcripts) go to fuzz/corpus/tlcp_handshake and the
+client's bytes (from the ``server`` transcripts) to fuzz/corpus/tlcp_record,
+as ``tongsuo_SUITE.bin`` (``--no-fuzz-seeds`` skips this).
+
 Re-record whenever shangmi's wire form towards a peer changes (for example
 ClientKeyExchange or CertificateVerify forms chosen for GmSSL
 compatibility): ``replay_recorded_transcripts`` then fails for that
@@ -125,16 +130,31 @@ def record_tongsuo(exe: Path, out_dir: Path) -> list[str]:
     return failed
 
 
+def write_fuzz_seeds(out_dir: Path) -> None:
+    """Each Tongsuo transcript's peer bytes, concatenated, as a fuzz seed."""
+    for role, target in (("client", "tlcp_handshake"), ("server", "tlcp_record")):
+        for suite in SUITES:
+            path = out_dir / f"tongsuo-{role}-{suite}.json"
+            if not path.exists():
+                continue
+            t = json.loads(path.read_text())
+            data = b"".join(bytes.fromhex(f["hex"]) for f in t["flights"] if f["from"] == "peer")
+            (ROOT / "fuzz" / "corpus" / target / f"tongsuo_{suite.lower()}.bin").write_bytes(data)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path, help="folder for the JSON transcripts")
     ap.add_argument("--gmssl", help="GmSSL 3's gmssl binary (not recorded yet, see the docstring)")
+    ap.add_argument("--no-fuzz-seeds", action="store_true", help="do not refresh the fuzz seeds")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     exe = build()
     failed = record_tongsuo(exe, args.out.resolve())
     if args.gmssl:
         print("gmssl: not recorded (HTTP-only peer; the recorder speaks the echo exchange)")
+    if not args.no_fuzz_seeds:
+        write_fuzz_seeds(args.out.resolve())
     print("all recorded" if not failed else f"failed: {failed}")
     return 1 if failed else 0
 
