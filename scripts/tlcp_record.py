@@ -15,10 +15,16 @@ there); ECC suites do not. The seed of shangmi's generator is fixed per
 file (16 bytes of SHA-256 of the file name), so re-recording changes only what the peer
 chose at random.
 
-``--gmssl BIN`` (GmSSL 3's ``gmssl``) is accepted for the GmSSL peer; its
-``tlcp_server -www`` answers HTTP only and its ``tlcp_client -get`` sends
-HTTP, which the recorder's echo exchange does not speak yet, so GmSSL
-transcripts are not recorded (the script says so and skips them).
+``--gmssl BIN`` (GmSSL 3's ``gmssl``) adds GmSSL: shangmi's client
+against ``gmssl tlcp_server -www`` (an HTTP GET, read until GmSSL closes;
+``"http": true`` in the transcript) and GmSSL's ``tlcp_client -get /``
+against shangmi's server (which echoes the request), the commands of
+tests/tls/peer_cli.py. A combination that fails is reported, not written,
+and the script exits 1. Measured 2026-12-07 (GmSSL 3.3.0-dev): ECC both
+roles record; ECDHE does not yet (GmSSL's server answers shangmi's
+ClientKeyExchange with decode_error: shangmi writes Tongsuo's form without
+the outer length; GmSSL's client refuses shangmi's CertificateRequest with
+unsupported_certificate).
 
 The Tongsuo flights also seed the fuzz corpora: the server's bytes (from
 the ``client`` transcripts) go to fuzz/corpus/tlcp_handshake and the
@@ -85,7 +91,9 @@ def finish(p: subprocess.Popen, what: str) -> bool:
     ok = p.returncode == 0
     print(f"{'ok  ' if ok else 'FAIL'} {what}")
     if not ok:
-        print("\n".join("    " + l for l in log.splitlines()[-15:]))
+        lines = log.splitlines()
+        why = [l for i, l in enumerate(lines) if "panicked" in l or (i and "panicked" in lines[i - 1])]
+        print("\n".join("    " + l for l in (why or lines[-15:])))
     return ok
 
 
@@ -130,6 +138,57 @@ def record_tongsuo(exe: Path, out_dir: Path) -> list[str]:
     return failed
 
 
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def record_gmssl(exe: Path, gmssl: str, out_dir: Path) -> list[str]:
+    from peer_cli import gmssl_client_cmd, gmssl_server_cmd
+    from tongsuo_peer import STANDARD_NAMES
+
+    failed = []
+    for suite in SUITES:
+        ecdhe = suite.startswith("ECDHE")
+        name = STANDARD_NAMES[suite]
+        # shangmi as client, GmSSL's tlcp_server -www.
+        out = out_dir / f"gmssl-client-{suite}.json"
+        port = free_port()
+        srv = subprocess.Popen(gmssl_server_cmd(gmssl, PKI, name, port, ecdhe), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        try:
+            time.sleep(0.5)
+            p = recorder(exe, out, "gmssl", "client", suite, ecdhe, SHANGMI_TLCP_PEER=f"127.0.0.1:{port}",
+                         SHANGMI_TLCP_HTTP="1")
+            if not finish(p, out.name):
+                failed.append(out.name)
+        finally:
+            srv.kill()
+            print("\n".join("    gmssl: " + l for l in srv.communicate()[0].splitlines()[-5:]))
+        # shangmi as server, GmSSL's tlcp_client -get /.
+        out = out_dir / f"gmssl-server-{suite}.json"
+        with tempfile.TemporaryDirectory() as tmp:
+            port_file = Path(tmp) / "port"
+            p = recorder(exe, out, "gmssl", "server", suite, ecdhe, SHANGMI_TLCP_PORT_FILE=str(port_file))
+            deadline = time.time() + 30
+            while not (port_file.exists() and port_file.read_text()) and time.time() < deadline:
+                time.sleep(0.05)
+            cli = subprocess.Popen(gmssl_client_cmd(gmssl, PKI, name, int(port_file.read_text()), ecdhe),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            ok = finish(p, out.name)
+            try:
+                log, _ = cli.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                cli.kill()
+                log, _ = cli.communicate()
+            if not ok:
+                print("\n".join("    gmssl: " + l for l in log.splitlines()[-5:]))
+                failed.append(out.name)
+    return failed
+
+
 def write_fuzz_seeds(out_dir: Path) -> None:
     """Each Tongsuo transcript's peer bytes, concatenated, as a fuzz seed."""
     for role, target in (("client", "tlcp_handshake"), ("server", "tlcp_record")):
@@ -145,14 +204,14 @@ def write_fuzz_seeds(out_dir: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path, help="folder for the JSON transcripts")
-    ap.add_argument("--gmssl", help="GmSSL 3's gmssl binary (not recorded yet, see the docstring)")
+    ap.add_argument("--gmssl", help="GmSSL 3's gmssl binary")
     ap.add_argument("--no-fuzz-seeds", action="store_true", help="do not refresh the fuzz seeds")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     exe = build()
     failed = record_tongsuo(exe, args.out.resolve())
     if args.gmssl:
-        print("gmssl: not recorded (HTTP-only peer; the recorder speaks the echo exchange)")
+        failed += record_gmssl(exe, args.gmssl, args.out.resolve())
     if not args.no_fuzz_seeds:
         write_fuzz_seeds(args.out.resolve())
     print("all recorded" if not failed else f"failed: {failed}")

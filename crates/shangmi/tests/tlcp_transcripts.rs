@@ -21,7 +21,8 @@
 //! [`record_transcript`] is the recorder (ignored; the script runs it): it
 //! speaks to a live peer over TCP with the same driver the replay uses.
 //! The application exchange: as client, shangmi sends [`CLIENT_MESSAGE`],
-//! reads the echo and sends close_notify; as server, shangmi echoes what it
+//! reads the echo and sends close_notify (with an HTTP-only peer, `"http":
+//! true`, it sends [`HTTP_GET`] and reads until the peer closes); as server, shangmi echoes what it
 //! receives until the peer's close_notify, then sends its own.
 
 use shangmi::encoding::sm2::private_key_from_pem;
@@ -35,6 +36,8 @@ use std::sync::Arc;
 
 /// What shangmi's client sends after the handshake (the peer echoes it).
 const CLIENT_MESSAGE: &[u8] = b"shangmi TLCP transcript: client to server\n";
+/// What shangmi's client sends to an HTTP-only peer (GmSSL's `-www`).
+const HTTP_GET: &[u8] = b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n";
 /// The host name the client asks for and checks (the PKI's server SAN).
 const HOST: &str = "localhost";
 
@@ -137,6 +140,7 @@ impl Setup {
 /// The application side of a connection, the same in recording and replay.
 #[derive(Default)]
 struct App {
+    http: bool,
     sent: Vec<u8>,
     received: Vec<u8>,
     done: bool,
@@ -159,10 +163,12 @@ impl App {
         }
         self.received.extend_from_slice(&got);
         if role == "client" {
+            let msg = if self.http { HTTP_GET } else { CLIENT_MESSAGE };
+            let echoed = !self.http && self.received.len() >= msg.len();
             if self.sent.is_empty() {
-                conn.write_plaintext(CLIENT_MESSAGE).expect("write");
-                self.sent.extend_from_slice(CLIENT_MESSAGE);
-            } else if self.received.len() >= CLIENT_MESSAGE.len() || conn.peer_closed() || eof {
+                conn.write_plaintext(msg).expect("write");
+                self.sent.extend_from_slice(msg);
+            } else if echoed || conn.peer_closed() || eof {
                 conn.send_close_notify();
                 self.done = true;
             }
@@ -214,7 +220,7 @@ fn replay(path: &Path) {
         now: t["now"].as_i64().expect("now"),
     };
     let mut conn = setup.connection(&hex_of(&t, "seed"));
-    let mut app = App::default();
+    let mut app = App { http: t["http"].as_bool() == Some(true), ..App::default() };
     let flights = t["flights"].as_array().expect("flights");
     for (i, f) in flights.iter().enumerate() {
         let bytes = hex_of(f, "hex");
@@ -319,7 +325,8 @@ fn env(name: &str) -> Option<String> {
 /// on 127.0.0.1, write the port to `SHANGMI_TLCP_PORT_FILE`, take one
 /// connection), `SHANGMI_TLCP_SUITE` (standard name), `SHANGMI_TLCP_PEER_NAME`,
 /// `SHANGMI_TLCP_SEED` (hex), `SHANGMI_TLCP_CLIENT_CERTS` (`1`: the client
-/// presents its certificates, the server requires them).
+/// presents its certificates, the server requires them), `SHANGMI_TLCP_HTTP`
+/// (`1`: the client sends an HTTP GET and reads until the peer closes).
 #[test]
 #[ignore = "needs a live peer; run by scripts/tlcp_record.py"]
 fn record_transcript() {
@@ -344,7 +351,8 @@ fn record_transcript() {
     };
     sock.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
     let mut conn = setup.connection(&seed);
-    let mut app = App::default();
+    let http = env("SHANGMI_TLCP_HTTP").as_deref() == Some("1");
+    let mut app = App { http, ..App::default() };
     let mut flights: Vec<(&str, Vec<u8>)> = Vec::new();
     let mut error = None;
     loop {
@@ -393,6 +401,7 @@ fn record_transcript() {
         "role": role,
         "suite": suite.name(),
         "client_certs": client_certs,
+        "http": http,
         "now": now,
         "seed": hex::encode(&seed),
         "rng": "SM3(seed || counter as u64 big-endian), counter from 0, concatenated",
