@@ -8,7 +8,9 @@
 //! `shangmi::rand`, which marks its output secret in `ctime` builds), SM3's
 //! HMAC key and messages, SM4's key and plaintext in every mode, SM9's
 //! master keys, the user keys extracted from them and every random scalar,
-//! ZUC's keys, IVs and messages. Public: lengths, identities, outputs.
+//! ZUC's keys, IVs and messages; the TLCP CBC record check's MAC and SM4
+//! keys and the decrypted plaintext, MAC and padding. Public: lengths,
+//! identities, outputs, the record's accept/refuse bit.
 
 // The valgrind client requests that mark secrets are x86-64 code.
 #![cfg(target_arch = "x86_64")]
@@ -16,6 +18,7 @@
 mod common;
 
 use common::ctgrind::{self, control, publish, secret};
+use std::hint::black_box;
 
 /// 32 random bytes, marked secret, in range for an SM2 or SM9 scalar.
 fn secret_scalar() -> [u8; 32] {
@@ -214,6 +217,122 @@ fn zuc_work(leak: bool) {
     Keystream::zuc256(&key32, &iv23).unwrap().fill(&mut buf);
     publish(&buf);
     control(leak, &key16);
+}
+
+/// The TLCP CBC record check (MAC-then-encrypt, SM4-CBC + HMAC-SM3): a
+/// valid record and records with bad padding, a bad MAC, both, and the
+/// largest and smallest padding, for short and long records. The keys are
+/// secret, and so is everything decrypted: after SM4-CBC decryption under a
+/// secret key the padding byte, the padding and the MAC are undefined, so a
+/// branch or index on them (a padding oracle, Lucky13) is reported. The
+/// ciphertext (the record on the wire) and the one accept/refuse bit are
+/// public; an accepted record's plaintext length is published by the
+/// library when it accepts.
+///
+/// The records are made by hand here (SM4-CBC and HMAC-SM3 from the public
+/// API, padding chosen per case) so that bad-padding and bad-MAC records of
+/// the same length exist; the negative control adds a deliberately
+/// variable-time padding check (early exit on the first wrong byte) on the
+/// decrypted record, which valgrind must catch, as well as the key control.
+fn tlcp_cbc_work(leak: bool) {
+    use shangmi::sm4::{self, Sm4};
+    use shangmi::tls::tlcp::testing::RecordCipher;
+    let mut mac_key = [0x6bu8; 32];
+    let mut enc_key = [0x2du8; 16];
+    mac_key[5] = 0x11;
+    enc_key[9] = 0x77;
+    // Record bytes built with public keys, then the keys are marked secret.
+    let cases = cbc_cases(&mac_key, &enc_key);
+    secret(&mac_key);
+    secret(&enc_key);
+    let rc = RecordCipher::cbc(&mac_key, &enc_key).expect("CBC keys");
+    let mut accepted = 0;
+    for (what, seq, fragment, want_ok) in &cases {
+        let got = rc.open(*seq, 23, fragment);
+        assert_eq!(got.is_ok(), *want_ok, "{what}");
+        if let Ok(pt) = got {
+            publish(&pt);
+            accepted += 1;
+        }
+    }
+    assert_eq!(accepted, cases.iter().filter(|c| c.3).count());
+    if leak {
+        // The deliberately variable-time check: decrypt the bad-padding
+        // record and compare its padding bytes with an early exit.
+        let (_, _, fragment, _) = &cases[1];
+        let c = Sm4::new(&enc_key);
+        let iv: [u8; 16] = fragment[..16].try_into().unwrap();
+        let pt = sm4::cbc_decrypt_expanded(&c, &iv, &fragment[16..], false).expect("decrypt");
+        black_box(leaky_padding_ok(&pt));
+    }
+    control(leak, &enc_key);
+}
+
+/// An early-exit padding check: a padding oracle by construction.
+#[inline(never)]
+fn leaky_padding_ok(pt: &[u8]) -> bool {
+    let p = pt[pt.len() - 1] as usize;
+    if p + 1 > pt.len() {
+        return false;
+    }
+    pt[pt.len() - 1 - p..].iter().all(|&b| b as usize == p)
+}
+
+/// (what, sequence number, fragment, accepted?) for the CBC record check.
+fn cbc_cases(mac_key: &[u8; 32], enc_key: &[u8; 16]) -> Vec<(String, u64, Vec<u8>, bool)> {
+    use shangmi::sm3;
+    use shangmi::sm4::{self, Sm4};
+    let c = Sm4::new(enc_key);
+    // plaintext ‖ MAC ‖ padding, encrypted under `iv`; `pad` is the padding
+    // length byte (p + 1 bytes of it), `bad_pad`/`bad_mac` corrupt one byte.
+    let record = |seq: u64, len: usize, pad: usize, bad_pad: bool, bad_mac: bool| -> Vec<u8> {
+        let pt: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+        let mut hdr = seq.to_be_bytes().to_vec();
+        hdr.extend_from_slice(&[23, 1, 1]);
+        hdr.extend_from_slice(&(len as u16).to_be_bytes());
+        let mut mac = sm3::hmac(mac_key, &[&hdr[..], &pt[..]].concat());
+        if bad_mac {
+            mac[31] ^= 0x40;
+        }
+        let mut body = pt;
+        body.extend_from_slice(&mac);
+        body.extend(std::iter::repeat_n(pad as u8, pad + 1));
+        if bad_pad {
+            let n = body.len();
+            body[n - 1 - pad] ^= 1; // the first padding byte
+        }
+        assert_eq!(body.len() % 16, 0, "case lengths fill whole blocks");
+        let iv = [0x5au8 ^ seq as u8; 16];
+        let mut out = iv.to_vec();
+        out.extend(sm4::cbc_encrypt_expanded(&c, &iv, &body, false).expect("encrypt"));
+        out
+    };
+    let mut v = vec![
+        // 15 bytes of content: 15 + 32 + 1 = 48, padding 0.
+        ("valid, padding 0".to_string(), 1, record(1, 15, 0, false, false), true),
+        // 100 content bytes + 32 + 12 = 144: padding 11 (12 bytes), then tampered.
+        ("bad padding".to_string(), 2, record(2, 100, 11, true, false), false),
+        ("valid, padding 11".to_string(), 2, record(2, 100, 11, false, false), true),
+        ("bad MAC".to_string(), 3, record(3, 100, 11, false, true), false),
+        ("bad MAC and padding".to_string(), 4, record(4, 100, 11, true, true), false),
+        // The largest padding (255, 256 bytes) on a long record, and a wrong sequence number.
+        ("valid, padding 255".to_string(), 5, record(5, 992, 255, false, false), true),
+        ("padding 255, bad padding".to_string(), 6, record(6, 992, 255, true, false), false),
+        ("wrong sequence number".to_string(), 8, record(7, 992, 255, false, false), false),
+        // No content, padding 15; then a padding byte claiming more than the
+        // record holds (48 bytes of 0x30: every byte "padding", no room for a MAC).
+        ("valid, empty, padding 15".to_string(), 9, record(9, 0, 15, false, false), true),
+    ];
+    let iv = [0x33u8; 16];
+    let mut long_pad = iv.to_vec();
+    long_pad.extend(sm4::cbc_encrypt_expanded(&c, &iv, &[0x30; 48], false).expect("encrypt"));
+    v.push(("padding longer than the record".to_string(), 10, long_pad, false));
+    v
+}
+
+#[test]
+fn tlcp_cbc_record() {
+    ctgrind::check_naming("tlcp_cbc_record", tlcp_cbc_work, &["leaky_padding_ok"]);
 }
 
 #[test]

@@ -60,6 +60,13 @@ pub const MASKS: [&str; 4] =
 /// Runs `work(leak)` in a valgrind child, else drives the children as the
 /// module doc says. `test` is the `#[test]` function's name.
 pub fn check(test: &str, work: fn(bool)) {
+    check_naming(test, work, &[]);
+}
+
+/// [`check`], also requiring the negative control's report to name each
+/// function in `culprits` (a workload's own deliberately variable-time
+/// code, caught beside the key control).
+pub fn check_naming(test: &str, work: fn(bool), culprits: &[&str]) {
     match std::env::var(VAR).as_deref() {
         Ok("clean") => {
             eprintln!("ctgrind features [{}]", shangmi::cpu::features().names().join(","));
@@ -100,6 +107,9 @@ pub fn check(test: &str, work: fn(bool)) {
     assert_eq!(code, 42, "{test}: the negative control was not detected:\n{log}");
     for what in ["Conditional jump or move depends on uninitialised", "Use of uninitialised value of size"] {
         assert!(log.contains(what), "{test}: the negative control's {what:?} was not reported:\n{log}");
+    }
+    for f in culprits {
+        assert!(log.contains(f), "{test}: the negative control {f} was not reported:\n{log}");
     }
     eprintln!("{test}: negative control detected, {:.1} s", t.elapsed().as_secs_f64());
 }

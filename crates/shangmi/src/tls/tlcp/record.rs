@@ -204,7 +204,12 @@ fn open_cbc(mac_key: &[u8; 32], cipher: &Sm4, seq: u64, typ: u8, fragment: &[u8]
         }
     }
     let ok = good & computed.ct_eq(&received);
-    if bool::from(ok) {
+    // The accept/refuse bit is published; an accepted record's length is
+    // the plaintext's, which the caller receives (`ctime` builds only).
+    if crate::ctime::public_bool(ok) {
+        crate::ctime::declassify(&content_len);
+        // Read back through memory, whose shadow is now defined.
+        let content_len = *core::hint::black_box(&content_len);
         let mut out = buf[..content_len].to_vec();
         buf.zeroize();
         out.shrink_to_fit();
