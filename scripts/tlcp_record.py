@@ -20,11 +20,10 @@ against ``gmssl tlcp_server -www`` (an HTTP GET, read until GmSSL closes;
 ``"http": true`` in the transcript) and GmSSL's ``tlcp_client -get /``
 against shangmi's server (which echoes the request), the commands of
 tests/tls/peer_cli.py. A combination that fails is reported, not written,
-and the script exits 1. Measured 2026-12-07 (GmSSL 3.3.0-dev): ECC both
-roles record; ECDHE does not yet (GmSSL's server answers shangmi's
-ClientKeyExchange with decode_error: shangmi writes Tongsuo's form without
-the outer length; GmSSL's client refuses shangmi's CertificateRequest with
-unsupported_certificate).
+and the script exits 1. Measured 2026-12-07 (GmSSL 3.3.0-dev): every suite
+records in both roles (shangmi's client picks GmSSL's wire forms from its
+CertificateRequest; shangmi's server names its trust anchors there, which
+GmSSL's client requires).
 
 The Tongsuo flights also seed the fuzz corpora: the server's bytes (from
 the ``client`` transcripts) go to fuzz/corpus/tlcp_handshake and the
