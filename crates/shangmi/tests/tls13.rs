@@ -206,7 +206,7 @@ fn host_name_mismatch_is_refused() {
     // The server hears why.
     let mut out = Vec::new();
     c.write_tls(&mut out);
-    assert!(c.is_handshaking() == false && c.protocol_version().is_none());
+    assert!(!c.is_handshaking() && c.protocol_version().is_none());
     // Without host name checking the same certificate is accepted.
     let mut ccfg = client_cfg();
     ccfg.check_hostname = false;

@@ -22,11 +22,6 @@ fn tls_err(context: &str, e: rustls::Error) -> Error {
     Error::Tls(format!("{context}: {e}"))
 }
 
-/// The server name rustls is given when the caller gives none: no SNI is
-/// sent for it and no host name is checked (`.invalid` is reserved by RFC
-/// 6761, so no real server has this name).
-pub(crate) const NO_SERVER_NAME: &str = "no-server-name.invalid";
-
 /// A client's configuration (share one `Arc` between connections: the
 /// rustls configuration built from it is kept, and tickets resume only
 /// through the same one).

@@ -83,7 +83,7 @@ fn map_error(e: rustls::Error) -> Error {
 }
 
 fn rustls_server_name(name: Option<&str>) -> Result<ServerName<'static>> {
-    let n = name.unwrap_or(super::config::NO_SERVER_NAME);
+    let n = name.unwrap_or(super::verify::NO_SERVER_NAME);
     let bare = n.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(n);
     ServerName::try_from(bare.to_string())
         .map_err(|_| Error::invalid(format!("invalid server name '{n}': expected a DNS name or an IP address")))

@@ -129,8 +129,9 @@ enum Mode {
 struct Sm4Aead(Mode);
 
 enum Sealer {
-    Gcm(Gcm),
-    Ccm(Ccm),
+    // Boxed: the expanded keys (and GCM's GHASH tables) are large.
+    Gcm(Box<Gcm>),
+    Ccm(Box<Ccm>),
 }
 
 /// One direction's record protection: the key, the 12-byte static IV (the
@@ -147,8 +148,8 @@ impl Sm4Record {
     fn new(mode: Mode, key: &AeadKey, iv: Iv) -> Self {
         // The key schedule hands out exactly key_len() = 16 bytes.
         let sealer = match mode {
-            Mode::Gcm => Gcm::new(key.as_ref(), TAG_LEN).map(Sealer::Gcm),
-            Mode::Ccm => Ccm::new(key.as_ref(), TAG_LEN).map(Sealer::Ccm),
+            Mode::Gcm => Gcm::new(key.as_ref(), TAG_LEN).map(|g| Sealer::Gcm(Box::new(g))),
+            Mode::Ccm => Ccm::new(key.as_ref(), TAG_LEN).map(|c| Sealer::Ccm(Box::new(c))),
         };
         let sealer = sealer.unwrap_or_else(|_| unreachable!("SM4 record keys are 16 bytes, tags 16 bytes"));
         Sm4Record { sealer, iv }

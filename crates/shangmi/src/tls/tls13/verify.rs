@@ -5,7 +5,6 @@
 //! leaf (when present), the host name per RFC 6125; and CertificateVerify
 //! as sm2sig_sm3 with the RFC 8998 ID.
 
-use super::config::NO_SERVER_NAME;
 use super::provider::{verify_sm2sig, SM2SIG_SM3};
 use crate::x509::extensions::key_usage as ku;
 use crate::x509::{verify_chain, verify_hostname, Certificate, Options};
@@ -16,6 +15,11 @@ use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, OtherError, SignatureScheme};
 use std::cell::RefCell;
 use std::sync::Arc;
+
+/// The server name rustls is given when the caller gives none: no SNI is
+/// sent for it and no host name is checked (`.invalid` is reserved by RFC
+/// 6761, so no real server has this name).
+pub(crate) const NO_SERVER_NAME: &str = "no-server-name.invalid";
 
 thread_local! {
     /// The message of the last refusal made on this thread: rustls carries
