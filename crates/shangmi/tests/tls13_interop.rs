@@ -16,8 +16,8 @@
 mod common;
 
 use shangmi::encoding::sm2::private_key_from_pem;
-use shangmi::tls::tls13::{ClientConfig, Connection, ServerConfig};
-use shangmi::tls::Identity;
+use shangmi::tls::tls13::{CipherSuite, ClientConfig, Connection, ServerConfig};
+use shangmi::tls::{Identity, VerifyMode};
 use shangmi::x509::Certificate;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -192,32 +192,40 @@ fn shangmi_client_to_tongsuo_server() {
     assert_eq!(c.peer_certificates().len(), 2);
 }
 
-#[test]
-fn tongsuo_client_to_shangmi_server() {
+/// Tongsuo's s_client against shangmi's server: `suite`, `groups` in
+/// Tongsuo's order (X25519 first forces a HelloRetryRequest), with or
+/// without a client certificate the server requires.
+fn tongsuo_client(suite: CipherSuite, groups: &str, client_cert: bool) {
     let Some(ts) = tongsuo() else { return eprintln!("SHANGMI_TONGSUO not set: skipped") };
     let mut chain = Certificate::from_pem_bundle(&common::read("tlcp/server-sign.pem")).unwrap();
     chain.extend(Certificate::from_pem_bundle(&common::read("tlcp/chain.pem")).unwrap());
     let key = private_key_from_pem(&common::read("tlcp/server-sign.key.pem"), None).unwrap();
-    let cfg = Arc::new(ServerConfig::new(Identity::new(chain, key).unwrap()));
+    let mut cfg = ServerConfig::new(Identity::new(chain, key).unwrap());
+    cfg.suites = vec![suite];
+    if client_cert {
+        cfg.verify_mode = VerifyMode::Required;
+        cfg.roots = Certificate::from_pem_bundle(&common::read("tlcp/root-ca.pem")).unwrap();
+    }
+    let cfg = Arc::new(cfg);
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
-    let mut cli = Kill(
-        Command::new(&ts)
-            .args(["s_client", "-connect", &format!("127.0.0.1:{port}"), "-servername", "localhost"])
-            .args(["-CAfile", &vec_path("root-ca.pem"), "-verify_return_error", "-quiet"])
-            .args(TONGSUO_PROFILE)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap(),
-    );
+    let mut cmd = Command::new(&ts);
+    cmd.args(["s_client", "-connect", &format!("127.0.0.1:{port}"), "-servername", "localhost"])
+        .args(["-CAfile", &vec_path("root-ca.pem"), "-verify_return_error", "-quiet"])
+        .args(["-tls1_3", "-ciphersuites", suite.name(), "-groups", groups, "-sigalgs", "sm2sig_sm3"]);
+    if client_cert {
+        cmd.args(["-cert", &vec_path("client-sign.pem"), "-cert_chain", &vec_path("chain.pem")])
+            .args(["-key", &vec_path("client-sign.key.pem")]);
+    }
+    let mut cli = Kill(cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().unwrap());
     let mut stdin = cli.0.stdin.take().unwrap();
     stdin.write_all(b"hello from tongsuo\n").unwrap();
     let (mut sock, _) = l.accept().unwrap();
     let mut s = Connection::server(cfg).unwrap();
     let got = drive(&mut s, &mut sock, b"hello from shangmi\n", true);
     assert_eq!(got, b"hello from tongsuo\n");
+    assert_eq!(s.cipher_suite(), Some(suite));
+    assert_eq!(s.peer_certificates().len(), if client_cert { 2 } else { 0 });
     s.send_close_notify();
     let mut out = Vec::new();
     s.write_tls(&mut out);
@@ -227,4 +235,24 @@ fn tongsuo_client_to_shangmi_server() {
     let mut stdout = cli.0.stdout.take().unwrap();
     let _ = stdout.read_to_end(&mut reply);
     assert!(String::from_utf8_lossy(&reply).contains("hello from shangmi"), "{}", String::from_utf8_lossy(&reply));
+}
+
+#[test]
+fn tongsuo_client_to_shangmi_server() {
+    tongsuo_client(CipherSuite::Sm4GcmSm3, "SM2", false);
+}
+
+#[test]
+fn tongsuo_client_ccm() {
+    tongsuo_client(CipherSuite::Sm4CcmSm3, "SM2", false);
+}
+
+#[test]
+fn tongsuo_client_with_certificate() {
+    tongsuo_client(CipherSuite::Sm4GcmSm3, "SM2", true);
+}
+
+#[test]
+fn tongsuo_client_hello_retry_request() {
+    tongsuo_client(CipherSuite::Sm4GcmSm3, "X25519:SM2", false);
 }
