@@ -256,3 +256,42 @@ fn tongsuo_client_with_certificate() {
 fn tongsuo_client_hello_retry_request() {
     tongsuo_client(CipherSuite::Sm4GcmSm3, "X25519:SM2", false);
 }
+
+#[test]
+fn shangmi_client_resumes_with_tongsuo_server() {
+    let Some(ts) = tongsuo() else { return eprintln!("SHANGMI_TONGSUO not set: skipped") };
+    let port = free_port();
+    let _srv = Kill(
+        Command::new(&ts)
+            .args(["s_server", "-accept", &port.to_string(), "-naccept", "2", "-www"])
+            .args(["-cert", &vec_path("server-sign.pem"), "-cert_chain", &vec_path("chain.pem")])
+            .args(["-key", &vec_path("server-sign.key.pem")])
+            .args(TONGSUO_PROFILE)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    );
+    let connect = || {
+        for _ in 0..50 {
+            if let Ok(s) = TcpStream::connect(("127.0.0.1", port)) {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("Tongsuo s_server listening");
+    };
+    let mut cfg = ClientConfig::new();
+    cfg.roots = Certificate::from_pem_bundle(&common::read("tlcp/root-ca.pem")).unwrap();
+    let cfg = Arc::new(cfg);
+    let get = b"GET / HTTP/1.0\r\n\r\n";
+    let mut c = Connection::client(cfg.clone(), Some("localhost")).unwrap();
+    let page = drive(&mut c, &mut connect(), get, true);
+    assert!(page.starts_with(b"HTTP/1.0 200"), "{}", String::from_utf8_lossy(&page));
+    assert!(!c.session_resumed());
+    let session = c.session().expect("Tongsuo sent tickets");
+    let mut c2 = Connection::client_resume(cfg, Some("localhost"), session).unwrap();
+    let page = drive(&mut c2, &mut connect(), get, true);
+    assert!(page.starts_with(b"HTTP/1.0 200"));
+    assert!(c2.session_resumed());
+}
