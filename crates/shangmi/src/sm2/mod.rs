@@ -40,7 +40,7 @@
 
 use crate::ctime;
 mod ecmult;
-mod ecmult_const;
+pub(crate) mod ecmult_const;
 mod ecmult_gen;
 #[cfg(test)]
 mod ecmult_tests;

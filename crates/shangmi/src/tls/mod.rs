@@ -2,11 +2,13 @@
 //! plaintext in and out; no sockets, no threads.
 //!
 //! [`tlcp`] is TLCP (GB/T 38636-2020, protocol version 1.1, 0x0101) with
-//! the four ShangMi cipher suites. What every protocol engine shares lives
+//! the four ShangMi cipher suites; [`tls13`] is TLS 1.3 with the RFC 8998
+//! suites, on rustls. What every protocol engine shares lives
 //! here: [`Protocol`], [`VerifyMode`] and [`Identity`].
 
 mod names;
 pub mod tlcp;
+pub mod tls13;
 
 pub use tlcp::{CipherSuite, ClientConfig, Compat, Connection, ServerConfig, Session, SessionCache};
 
@@ -18,13 +20,16 @@ use crate::x509::Certificate;
 pub enum Protocol {
     /// TLCP, GB/T 38636-2020 (version 0x0101).
     Tlcp,
+    /// TLS 1.3 with the ShangMi suites (RFC 8998).
+    Tls13,
 }
 
 impl Protocol {
-    /// "TLCP".
+    /// "TLCP" or "TLSv1.3" (what `version()` reports).
     pub fn name(self) -> &'static str {
         match self {
             Protocol::Tlcp => "TLCP",
+            Protocol::Tls13 => "TLSv1.3",
         }
     }
 }

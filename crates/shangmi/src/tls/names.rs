@@ -8,12 +8,14 @@ use crate::{Error, Result};
 
 impl Protocol {
     /// Every protocol's lower-case name, as [`Protocol::from_name`] takes it.
-    pub const NAMES: [&'static str; 1] = ["tlcp"];
+    pub const NAMES: [&'static str; 2] = ["tlcp", "tls1.3"];
 
-    /// The protocol named `name` (case-insensitive: "tlcp").
+    /// The protocol named `name` (case-insensitive: "tlcp", "tls1.3";
+    /// also "tlsv1.3" and "tls13").
     pub fn from_name(name: &str) -> Result<Self> {
         match name.to_ascii_lowercase().as_str() {
             "tlcp" => Ok(Protocol::Tlcp),
+            "tls1.3" | "tlsv1.3" | "tls13" => Ok(Protocol::Tls13),
             _ => Err(Error::invalid(format!("unknown protocol '{name}': expected one of {}", Self::NAMES.join(", ")))),
         }
     }
