@@ -69,7 +69,7 @@ impl Check {
     ) -> Result<(), rustls::Error> {
         let (leaf, rest) = parse(who, leaf, rest)?;
         let at = self.now.unwrap_or(now.as_secs() as i64);
-        let opts = Options { at, uid: self.uid.as_deref() };
+        let opts = Options { uid: self.uid.as_deref(), ..Options::at(at) };
         verify_chain(&leaf, &rest, &self.roots, &[], opts).map_err(|e| path_failure(who, e))?;
         match leaf.key_usage() {
             Ok(Some(k)) if k & ku::DIGITAL_SIGNATURE == 0 => {
