@@ -402,3 +402,56 @@ def test_cli_client_and_server(pki: TlcpPki) -> None:
         server.wait(30)
     finally:
         server.kill()
+
+
+# -- TLS 1.3 with the RFC 8998 suites (the same Python surface) -------------
+
+VECTORS = Path(__file__).parent / "vectors" / "tlcp"
+
+
+def _tls13_contexts(tmp_path: Path) -> tuple[tls.TLSContext, tls.TLSContext]:
+    chained = tmp_path / "server-with-chain.pem"
+    chained.write_bytes((VECTORS / "server-sign.pem").read_bytes() + (VECTORS / "chain.pem").read_bytes())
+    server = tls.TLSContext("tls1.3", server_side=True)
+    server.load_cert_chain(chained, VECTORS / "server-sign.key.pem")
+    client = tls.TLSContext("tls1.3")
+    client.load_verify_locations(VECTORS / "root-ca.pem")
+    return server, client
+
+
+@pytest.mark.parametrize("suite", ["TLS_SM4_GCM_SM3", "TLS_SM4_CCM_SM3"])
+def test_tls13_both_suites_and_resumption(tmp_path: Path, suite: str) -> None:
+    server, client = _tls13_contexts(tmp_path)
+    client.set_ciphers(suite)
+    assert [c["protocol"] for c in client.get_ciphers()] == ["TLSv1.3"]
+    session = None
+    for attempt in range(2):
+        listener, errors, t = _serve(server, _echo)
+        with _connect(listener, client, session=session) as s:
+            payload = os.urandom(40_000)
+            s.sendall(payload)
+            got = b""
+            while len(got) < len(payload):
+                got += s.recv(65536)
+            assert got == payload
+            assert s.version() == "TLSv1.3" and s.cipher() == (suite, "TLSv1.3", 128)
+            assert s.session_reused == (attempt == 1)
+            assert ("DNS", "localhost") in s.getpeercert()["subjectAltName"]
+            session = s.session
+        t.join(10)
+        assert not errors, errors
+
+
+def test_tls13_refusals(tmp_path: Path) -> None:
+    server, client = _tls13_contexts(tmp_path)
+    with pytest.raises(InvalidInputError, match="encryption certificate"):
+        server.load_enc_cert_chain(VECTORS / "server-enc.pem", VECTORS / "server-enc.key.pem")
+        a, b = socket.socketpair()
+        with a, b:
+            server.wrap_socket(a, server_side=True)
+    listener, errors, t = _serve(_tls13_contexts(tmp_path)[0], _echo)
+    with pytest.raises(tls.CertificateVerifyError, match="(?i)host ?name|not valid for"):
+        _connect(listener, client, server_hostname="bank.example")
+    t.join(10)
+    with pytest.raises(InvalidInputError, match="ECC_SM4"):
+        client.set_ciphers("ECC_SM4_GCM_SM3")

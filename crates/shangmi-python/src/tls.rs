@@ -2,12 +2,13 @@
 //! release only. The engine is sans-I/O; `python/shangmi/tls/` moves its
 //! bytes to sockets and memory buffers.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use shangmi::tls::{
-    self, CipherSuite, ClientConfig, Compat, Connection, Identity, ServerConfig, SessionCache, VerifyMode,
+    self, Channel, ChannelSession, ClientChannelConfig, ClientSettings, Identity, ServerChannelConfig, ServerSettings,
+    VerifyMode,
 };
 use shangmi::x509::Certificate;
 
@@ -20,18 +21,12 @@ fn protocol(name: &Name) -> PyResult<tls::Protocol> {
     tls::Protocol::from_name(&name.0).py_err()
 }
 
-fn verify_mode(mode: u32) -> PyResult<VerifyMode> {
-    VerifyMode::from_index(mode).py_err()
-}
-
-fn suites(names: Option<Arg<Vec<String>>>) -> PyResult<Option<Vec<CipherSuite>>> {
-    names.map(|n| CipherSuite::parse_list(&n.0)).transpose().py_err()
-}
-
 fn certificates(ders: &[Vec<u8>]) -> PyResult<Vec<Certificate>> {
     ders.iter().map(|d| Certificate::from_der(d)).collect::<shangmi::Result<Vec<_>>>().py_err()
 }
 
+/// A chain and its key, converted (both or neither: a shape the binding
+/// owns, since the two arrive as separate arguments).
 fn identity(
     chain: Option<Arg<Vec<Vec<u8>>>>,
     key: Option<Arg<PyRef<'_, Sm2PrivateKey>>>,
@@ -43,10 +38,10 @@ fn identity(
     }
 }
 
-/// A TLCP client configuration (immutable once built; shared by connections).
+/// A client configuration (immutable once built; shared by connections).
 #[pyclass(name = "TlsClientConfig", module = "shangmi._native", frozen)]
 pub(crate) struct TlsClientConfig {
-    inner: Arc<ClientConfig>,
+    inner: ClientChannelConfig,
 }
 
 #[pymethods]
@@ -65,25 +60,24 @@ impl TlsClientConfig {
         check_hostname: Arg<bool>,
         compat_name: Name,
     ) -> PyResult<Self> {
-        let _ = protocol(&protocol_name)?;
-        let mut cfg = ClientConfig::new();
-        if let Some(s) = suites(suite_names)? {
-            cfg.suites = s;
-        }
-        cfg.sign_identity = identity(sign_chain, sign_key)?;
-        cfg.enc_identity = identity(enc_chain, enc_key)?;
-        cfg.roots = certificates(&roots.0)?;
-        cfg.verify_mode = verify_mode(mode.0)?;
-        cfg.check_hostname = check_hostname.0;
-        cfg.compat = Compat::from_name(&compat_name.0).py_err()?;
-        Ok(TlsClientConfig { inner: Arc::new(cfg) })
+        let settings = ClientSettings {
+            protocol: protocol(&protocol_name)?,
+            suites: suite_names.map(|n| n.0),
+            roots: certificates(&roots.0)?,
+            verify_mode: VerifyMode::from_index(mode.0).py_err()?,
+            check_hostname: check_hostname.0,
+            sign_identity: identity(sign_chain, sign_key)?,
+            enc_identity: identity(enc_chain, enc_key)?,
+            compat: compat_name.0,
+        };
+        Ok(TlsClientConfig { inner: ClientChannelConfig::new(settings).py_err()? })
     }
 }
 
-/// A TLCP server configuration, with the session cache its connections share.
+/// A server configuration, with the resumption state its connections share.
 #[pyclass(name = "TlsServerConfig", module = "shangmi._native", frozen)]
 pub(crate) struct TlsServerConfig {
-    inner: Arc<ServerConfig>,
+    inner: ServerChannelConfig,
 }
 
 #[pymethods]
@@ -101,31 +95,30 @@ impl TlsServerConfig {
         mode: Uint<u32>,
         session_cache_size: Uint<usize>,
     ) -> PyResult<Self> {
-        let _ = protocol(&protocol_name)?;
-        let sign = identity(sign_chain, sign_key)?;
-        let enc = identity(enc_chain, enc_key)?;
-        let mut cfg = ServerConfig::from_identities(sign, enc).py_err()?;
-        if let Some(s) = suites(suite_names)? {
-            cfg.suites = s;
-        }
-        cfg.roots = certificates(&roots.0)?;
-        cfg.verify_mode = verify_mode(mode.0)?;
-        cfg.session_cache = Arc::new(SessionCache::new(session_cache_size.0));
-        Ok(TlsServerConfig { inner: Arc::new(cfg) })
+        let settings = ServerSettings {
+            protocol: protocol(&protocol_name)?,
+            suites: suite_names.map(|n| n.0),
+            roots: certificates(&roots.0)?,
+            verify_mode: VerifyMode::from_index(mode.0).py_err()?,
+            sign_identity: identity(sign_chain, sign_key)?,
+            enc_identity: identity(enc_chain, enc_key)?,
+            resumption: session_cache_size.0,
+        };
+        Ok(TlsServerConfig { inner: ServerChannelConfig::new(settings).py_err()? })
     }
 }
 
 /// A resumable session (opaque to Python).
 #[pyclass(name = "TlsSession", module = "shangmi._native", frozen)]
 pub(crate) struct TlsSession {
-    inner: tls::Session,
+    inner: ChannelSession,
 }
 
 /// One connection's sans-I/O engine. Calls that run handshake cryptography
 /// or bulk record work release the GIL.
 #[pyclass(name = "TlsConnection", module = "shangmi._native", frozen)]
 pub(crate) struct TlsConnection {
-    inner: Mutex<Connection>,
+    inner: Mutex<Channel>,
 }
 
 #[pymethods]
@@ -137,22 +130,16 @@ impl TlsConnection {
         server_name: Option<Arg<String>>,
         session: Option<Arg<PyRef<'_, TlsSession>>>,
     ) -> PyResult<Self> {
-        let cfg = config.0.inner.clone();
-        let name = server_name.map(|n| n.0);
+        let (cfg, name) = (&config.0.inner, server_name.map(|n| n.0));
         let sess = session.map(|s| s.0.inner.clone());
-        let conn = py
-            .detach(|| match sess {
-                Some(s) => Connection::client_resume(cfg, name.as_deref(), s),
-                None => Connection::client(cfg, name.as_deref()),
-            })
-            .py_err()?;
+        let conn = py.detach(|| Channel::client(cfg, name.as_deref(), sess)).py_err()?;
         Ok(TlsConnection { inner: Mutex::new(conn) })
     }
 
     #[staticmethod]
     fn server(py: Python<'_>, config: Arg<PyRef<'_, TlsServerConfig>>) -> PyResult<Self> {
-        let cfg = config.0.inner.clone();
-        let conn = py.detach(|| Connection::server(cfg)).py_err()?;
+        let cfg = &config.0.inner;
+        let conn = py.detach(|| Channel::server(cfg)).py_err()?;
         Ok(TlsConnection { inner: Mutex::new(conn) })
     }
 
@@ -212,7 +199,7 @@ impl TlsConnection {
     }
 
     fn cipher_suite(&self) -> Option<&'static str> {
-        lock(&self.inner).cipher_suite().map(CipherSuite::name)
+        lock(&self.inner).cipher_suite_name()
     }
 
     fn peer_certificates<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -237,18 +224,15 @@ impl TlsConnection {
 /// in the default preference order.
 #[pyfunction]
 fn tls_cipher_suites<'py>(py: Python<'py>, protocol_name: Name) -> PyResult<Bound<'py, PyList>> {
-    let _ = protocol(&protocol_name)?;
     let rows: PyResult<Vec<Bound<'py, PyTuple>>> =
-        CipherSuite::ALL.iter().map(|s| (s.name(), s.openssl_name(), s.code()).into_pyobject(py)).collect();
+        tls::channel::cipher_suites(protocol(&protocol_name)?).into_iter().map(|r| r.into_pyobject(py)).collect();
     PyList::new(py, rows?)
 }
 
 /// The standard names of `names` (any accepted spelling), in order.
 #[pyfunction]
 fn tls_parse_cipher_suites(protocol_name: Name, names: Arg<Vec<String>>) -> PyResult<Vec<&'static str>> {
-    let _ = protocol(&protocol_name)?;
-    let parsed = CipherSuite::parse_list(&names.0).py_err()?;
-    Ok(parsed.into_iter().map(CipherSuite::name).collect())
+    tls::channel::parse_cipher_suites(protocol(&protocol_name)?, &names.0).py_err()
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,4 +1,4 @@
-"""Channels: TLCP (GB/T 38636-2020) shaped like the standard library's ``ssl``.
+"""Channels: TLCP (GB/T 38636-2020) and TLS 1.3 with the ShangMi suites (RFC 8998), shaped like the standard library's ``ssl``.
 
 ::
 

@@ -82,19 +82,27 @@ class Channel:
         self.server_hostname = server_hostname
         self._rest = b""
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes) -> bool:
         """Network bytes in: hands them to the engine and processes every
-        complete record. Bytes the engine cannot take yet stay queued.
+        complete record. Bytes the engine cannot take yet (it holds at most
+        a record ahead, and TLS 1.3's waits for plaintext to be read) stay
+        queued for the next call. Returns whether any byte was taken.
         Raises the engine's error (its alert is then queued for the peer)."""
         buf = self._rest + data if self._rest else data
         view = memoryview(buf)
+        progress = False
         while view:
             taken = self.conn.read_tls(view)
             self.conn.process_new_packets()
             if taken == 0:
                 break
+            progress = True
             view = view[taken:]
         self._rest = bytes(view)
+        return progress
+
+    def has_queued_input(self) -> bool:
+        return bool(self._rest)
 
     def outgoing(self) -> bytes:
         return bytes(self.conn.write_tls())
@@ -106,9 +114,10 @@ class Channel:
 
     def cipher(self) -> tuple[str, str, int] | None:
         suite = self.conn.cipher_suite()
-        if suite is None:
+        version = self.conn.protocol_version()
+        if suite is None or version is None:
             return None
-        return (suite, self.conn.protocol_version(), 128)
+        return (suite, version, 128)
 
     def peer_certificates(self) -> list[x509.Certificate]:
         return [x509.load_der_x509_certificate(d) for d in self.conn.peer_certificates()]

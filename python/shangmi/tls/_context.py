@@ -125,13 +125,17 @@ def _certs_of(data: bytes | str) -> list[x509.Certificate]:
 
 
 class TLSContext:
-    """Settings for TLCP channels, shaped like :class:`ssl.SSLContext`.
+    """Settings for TLCP or TLS 1.3 channels, shaped like :class:`ssl.SSLContext`.
 
-    A client context verifies the server by default (``verify_mode`` is
+    ``protocol`` is ``"tlcp"`` (GB/T 38636-2020: a signing and an encryption
+    certificate per side) or ``"tls1.3"`` (RFC 8998: TLS_SM4_GCM_SM3 and
+    TLS_SM4_CCM_SM3, curveSM2, sm2sig_sm3; one certificate per side, no
+    :meth:`load_enc_cert_chain`). A client context verifies the server by default (``verify_mode`` is
     :data:`CERT_REQUIRED`, ``check_hostname`` on); a server context
     (``server_side=True``) asks for no client certificate unless
     ``verify_mode`` says so. A server's session cache lives in its context,
-    so connections made from one context can resume each other's sessions.
+    so connections made from one context can resume each other's sessions
+(TLS 1.3: its ticket keys).
 
     ``tlcp_compat`` (clients only) chooses the wire forms where the deployed
     TLCP implementations disagree with each other and with GB/T 38636-2020:
@@ -284,8 +288,9 @@ class TLSContext:
         """The enabled suites, as ``ssl.SSLContext.get_ciphers`` describes them."""
         enabled = self._ciphers or cipher_names(self._protocol)
         table = {std: (openssl, code) for std, openssl, code in _native.tls_cipher_suites(self._protocol)}
+        version = "TLCP" if self._protocol == "tlcp" else "TLSv1.3"
         return [
-            {"id": table[n][1], "name": n, "openssl_name": table[n][0], "protocol": "TLCP", "strength_bits": 128, "alg_bits": 128}
+            {"id": table[n][1], "name": n, "openssl_name": table[n][0], "protocol": version, "strength_bits": 128, "alg_bits": 128}
             for n in enabled
         ]
 

@@ -97,7 +97,12 @@ class TLSSocket(_socket.socket):
             self._out = self._out[n:]
 
     def _fill(self) -> bool:
-        """Receives network bytes and processes them; False at EOF."""
+        """Processes queued input if the engine takes it now, else receives
+        network bytes and processes them; False at EOF."""
+        if self._ch.has_queued_input():
+            if self._ch.feed(b""):
+                self._flush_quietly()
+                return True
         try:
             data = _socket.socket.recv(self, _RECV_SIZE)
         except BlockingIOError:
@@ -109,11 +114,14 @@ class TLSSocket(_socket.socket):
             self._ch.feed(data)
         finally:
             # The engine's answer (an alert when feed raised) goes out.
-            try:
-                self._flush()
-            except (OSError, TLSWantWriteError):
-                pass
+            self._flush_quietly()
         return True
+
+    def _flush_quietly(self) -> None:
+        try:
+            self._flush()
+        except (OSError, TLSWantWriteError):
+            pass
 
     def do_handshake(self, block: bool = False) -> None:
         conn = self._ch.conn

@@ -6,10 +6,12 @@
 //! suites, on rustls. What every protocol engine shares lives
 //! here: [`Protocol`], [`VerifyMode`] and [`Identity`].
 
+pub mod channel;
 mod names;
 pub mod tlcp;
 pub mod tls13;
 
+pub use channel::{Channel, ChannelSession, ClientChannelConfig, ClientSettings, ServerChannelConfig, ServerSettings};
 pub use tlcp::{CipherSuite, ClientConfig, Compat, Connection, ServerConfig, Session, SessionCache};
 
 use crate::sm2::PrivateKey;
