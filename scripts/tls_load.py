@@ -87,7 +87,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--handshakes", type=int, default=2000)
     ap.add_argument("--clients", type=int, default=16)
-    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=1000, help="handshakes before the first count (glibc grows a malloc arena per busy thread first)")
     ap.add_argument("--bytes", type=int, default=4096, help="bytes sent (and echoed back) per connection")
     args = ap.parse_args()
 
