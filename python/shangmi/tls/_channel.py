@@ -134,3 +134,56 @@ class Channel:
             # As ssl: without verification the dictionary is empty.
             return {}
         return peercert_dict(x509.load_der_x509_certificate(certs[0]))
+
+
+class Described:
+    """The ``ssl``-shaped questions a channel answers, for classes holding a
+    :class:`Channel` as ``_ch`` (the socket and the memory-BIO object)."""
+
+    _ch: Channel
+
+    @property
+    def context(self) -> Any:
+        return self._ch.context
+
+    @property
+    def server_side(self) -> bool:
+        return self._ch.server_side
+
+    @property
+    def server_hostname(self) -> str | None:
+        return self._ch.server_hostname
+
+    @property
+    def session(self) -> Any:
+        return self._ch.conn.session()
+
+    @property
+    def session_reused(self) -> bool:
+        return bool(self._ch.conn.session_resumed())
+
+    def version(self) -> str | None:
+        return self._ch.version()
+
+    def cipher(self) -> tuple[str, str, int] | None:
+        return self._ch.cipher()
+
+    def shared_ciphers(self) -> list[tuple[str, str, int]] | None:
+        c = self._ch.cipher()
+        return [c] if c else None
+
+    def compression(self) -> None:
+        return None
+
+    def selected_alpn_protocol(self) -> None:
+        return None
+
+    def getpeercert(self, binary_form: bool = False) -> Any:
+        return self._ch.getpeercert(binary_form)
+
+    def get_peer_certificates(self) -> list[x509.Certificate]:
+        """The peer's certificates as sent: signing, encryption, then the chain."""
+        return self._ch.peer_certificates()
+
+    def get_channel_binding(self, cb_type: str = "tls-unique") -> None:
+        return None

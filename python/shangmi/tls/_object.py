@@ -8,12 +8,11 @@ from __future__ import annotations
 import ssl as _ssl
 from typing import Any
 
-from shangmi import x509
 from shangmi.exceptions import ShangmiTypeError, TLSError, TLSWantReadError
-from shangmi.tls._channel import Channel
+from shangmi.tls._channel import Channel, Described
 
 
-class TLSObject:
+class TLSObject(Described):
     """A TLCP connection reading network bytes from ``incoming`` and writing
     them to ``outgoing`` (both ``ssl.MemoryBIO``). Made by
     :meth:`TLSContext.wrap_bio`. Methods that need bytes not yet in
@@ -49,25 +48,6 @@ class TLSObject:
             if out:
                 self._outgoing.write(out)
 
-    @property
-    def context(self) -> Any:
-        return self._ch.context
-
-    @property
-    def server_side(self) -> bool:
-        return self._ch.server_side
-
-    @property
-    def server_hostname(self) -> str | None:
-        return self._ch.server_hostname
-
-    @property
-    def session(self) -> Any:
-        return self._ch.conn.session()
-
-    @property
-    def session_reused(self) -> bool:
-        return bool(self._ch.conn.session_resumed())
 
     def do_handshake(self) -> None:
         self._pump()
@@ -117,29 +97,3 @@ class TLSObject:
 
     def pending(self) -> int:
         return int(self._ch.conn.plaintext_available())
-
-    def version(self) -> str | None:
-        return self._ch.version()
-
-    def cipher(self) -> tuple[str, str, int] | None:
-        return self._ch.cipher()
-
-    def shared_ciphers(self) -> list[tuple[str, str, int]] | None:
-        c = self._ch.cipher()
-        return [c] if c else None
-
-    def compression(self) -> None:
-        return None
-
-    def selected_alpn_protocol(self) -> None:
-        return None
-
-    def getpeercert(self, binary_form: bool = False) -> Any:
-        return self._ch.getpeercert(binary_form)
-
-    def get_peer_certificates(self) -> list[x509.Certificate]:
-        """The peer's certificates as sent: signing, encryption, then the chain."""
-        return self._ch.peer_certificates()
-
-    def get_channel_binding(self, cb_type: str = "tls-unique") -> None:
-        return None

@@ -6,9 +6,8 @@ import errno
 import socket as _socket
 from typing import Any
 
-from shangmi import x509
 from shangmi.exceptions import InvalidInputError, ShangmiTypeError, TLSError, TLSWantReadError, TLSWantWriteError
-from shangmi.tls._channel import Channel
+from shangmi.tls._channel import Channel, Described
 
 # One record's worth of network bytes per receive (header + the largest
 # ciphertext the engine accepts).
@@ -17,7 +16,7 @@ _RECV_SIZE = 5 + 16384 + 2048
 _SEND_CHUNK = 16384
 
 
-class TLSSocket(_socket.socket):
+class TLSSocket(Described, _socket.socket):
     """A TLCP connection over a TCP socket. Made by
     :meth:`TLSContext.wrap_socket`, which takes the socket over (as
     ``ssl`` does). Blocking sockets honour their timeout; non-blocking ones
@@ -261,49 +260,3 @@ class TLSSocket(_socket.socket):
         raise NotImplementedError(f"Can't dup() {type(self).__name__} instances")
 
     # -- descriptions ----------------------------------------------------
-
-    @property
-    def context(self) -> Any:
-        return self._ch.context
-
-    @property
-    def server_side(self) -> bool:
-        return self._ch.server_side
-
-    @property
-    def server_hostname(self) -> str | None:
-        return self._ch.server_hostname
-
-    @property
-    def session(self) -> Any:
-        return self._ch.conn.session()
-
-    @property
-    def session_reused(self) -> bool:
-        return bool(self._ch.conn.session_resumed())
-
-    def version(self) -> str | None:
-        return self._ch.version()
-
-    def cipher(self) -> tuple[str, str, int] | None:
-        return self._ch.cipher()
-
-    def shared_ciphers(self) -> list[tuple[str, str, int]] | None:
-        c = self._ch.cipher()
-        return [c] if c else None
-
-    def compression(self) -> None:
-        return None
-
-    def selected_alpn_protocol(self) -> None:
-        return None
-
-    def getpeercert(self, binary_form: bool = False) -> Any:
-        return self._ch.getpeercert(binary_form)
-
-    def get_peer_certificates(self) -> list[x509.Certificate]:
-        """The peer's certificates as sent: signing, encryption, then the chain."""
-        return self._ch.peer_certificates()
-
-    def get_channel_binding(self, cb_type: str = "tls-unique") -> None:
-        return None
