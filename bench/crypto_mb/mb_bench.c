@@ -4,7 +4,7 @@
  * thread, one process. Built against a local crypto_mb by build.sh; crypto_mb
  * itself is never part of this repository.
  *
- *   mb_bench [-r ROUNDS] [-t MS_PER_ROUND] [-c] [-v]
+ *   mb_bench [-r ROUNDS] [-t MS_PER_ROUND] [-c] [-v] [-p]
  *
  * -c times with the process CPU clock (CLOCK_PROCESS_CPUTIME_ID) instead of
  * the monotonic wall clock: on a machine shared with other jobs, time spent
@@ -20,6 +20,12 @@
  * one mb8 call's time / 8 for the crypto_mb rows):
  *   NAME us_per_op_min us_per_op_median
  * With -v also every round: "sample NAME us_per_op".
+ *
+ * -p also times crypto_mb's internal SM2 building blocks (global symbols of
+ * its static archive, declared here by hand from its internal headers, so
+ * tied to the measured version) and prints "piece NAME ns_min ns_median",
+ * nanoseconds per lane (one 8-lane call / 8): field product and square,
+ * Fermat inversion, point doubling, additions, t·P and s·G.
  *
  * Operations:
  *   crypto_mb_sm2_verify  mbx_sm2_ecdsa_verify_mb8: message + user ID in,
@@ -42,6 +48,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <immintrin.h>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -210,6 +218,63 @@ static int op_sm2_verify(void) {
     return ok;
 }
 
+/* ---- internal building blocks (-p) ------------------------------------
+ * crypto_mb's k1 (AVX-512) routines: a field element of eight lanes is five
+ * __m512i (radix 2^52, Montgomery form, limb j of every lane in register j);
+ * a point is Jacobian X, Y, Z. Scalars for the point products are four
+ * 64-bit words per lane, transposed (word j of every lane in register j),
+ * plus a zero register. */
+typedef __m512i V;
+typedef struct { V X[5], Y[5], Z[5]; } mb_point;
+typedef struct { V x[5], y[5]; } mb_affine;
+extern void ifma_amm52_psm2_mb8(V r[], const V a[], const V b[]);
+extern void ifma_ams52_psm2_mb8(V r[], const V a[]);
+extern void ifma_aminv52_psm2_mb8(V r[], const V z[]);
+extern void ifma_ec_sm2_dbl_point_mb8(mb_point *r, const mb_point *p);
+extern void ifma_ec_sm2_add_point_mb8(mb_point *r, const mb_point *p, const mb_point *q);
+extern void ifma_ec_sm2_add_point_affine_mb8(mb_point *r, const mb_point *p, const mb_affine *q);
+extern void ifma_ec_sm2_mul_point_mb8(mb_point *r, const mb_point *p, const V scalar[]);
+extern void ifma_ec_sm2_mul_pointbase_mb8(mb_point *r, const V scalar[]);
+
+static V pa[5], pb[5], pc[5], sc_a[5], sc_b[5];
+static mb_point pt_p, pt_q, pt_r;
+static mb_affine pt_aff;
+
+static int piece_mul(void) { ifma_amm52_psm2_mb8(pc, pa, pb); ifma_amm52_psm2_mb8(pa, pc, pb); return 1; }
+static int piece_sqr(void) { ifma_ams52_psm2_mb8(pc, pa); ifma_ams52_psm2_mb8(pa, pc); return 1; }
+static int piece_inv(void) { ifma_aminv52_psm2_mb8(pc, pa); return 1; }
+static int piece_dbl(void) { ifma_ec_sm2_dbl_point_mb8(&pt_r, &pt_p); return 1; }
+static int piece_add(void) { ifma_ec_sm2_add_point_mb8(&pt_r, &pt_p, &pt_q); return 1; }
+static int piece_add_affine(void) { ifma_ec_sm2_add_point_affine_mb8(&pt_r, &pt_p, &pt_aff); return 1; }
+static int piece_mul_point(void) { ifma_ec_sm2_mul_point_mb8(&pt_r, &pt_p, sc_a); return 1; }
+static int piece_mul_pointbase(void) { ifma_ec_sm2_mul_pointbase_mb8(&pt_r, sc_b); return 1; }
+
+static void pieces_setup(void) {
+    /* valid points: s·G and t·G from the fixed-base product (Montgomery
+     * Jacobian), random 256-bit scalars below n (top bit cleared), field
+     * elements = their coordinates */
+    uint64_t w[8][4];
+    for (int pass = 0; pass < 2; pass++) {
+        if (RAND_bytes((unsigned char *)w, sizeof w) != 1) die("RAND_bytes");
+        V *sc = pass ? sc_b : sc_a;
+        for (int j = 0; j < 4; j++) {
+            uint64_t col[8];
+            for (int l = 0; l < 8; l++) col[l] = w[l][j] & (j == 3 ? 0x7fffffffffffffffULL : ~0ULL);
+            sc[j] = _mm512_loadu_si512(col);
+        }
+        sc[4] = _mm512_setzero_si512();
+    }
+    ifma_ec_sm2_mul_pointbase_mb8(&pt_p, sc_a);
+    ifma_ec_sm2_mul_pointbase_mb8(&pt_q, sc_b);
+    ifma_aminv52_psm2_mb8(pc, pt_q.Z); /* an affine point for the mixed addition */
+    ifma_ams52_psm2_mb8(pb, pc);
+    ifma_amm52_psm2_mb8(pt_aff.x, pt_q.X, pb);
+    ifma_amm52_psm2_mb8(pb, pb, pc);
+    ifma_amm52_psm2_mb8(pt_aff.y, pt_q.Y, pb);
+    memcpy(pa, pt_p.X, sizeof pa);
+    memcpy(pb, pt_q.Y, sizeof pb);
+}
+
 typedef struct {
     const char *name;
     int (*run)(void);
@@ -221,6 +286,43 @@ typedef struct {
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Warm-up, calibration to ~round_ms per round, then the rounds with the
+ * operations interleaved (drift hits all alike); prints PREFIX NAME min
+ * median in microseconds per single operation times SCALE. */
+static void measure(bench *benches, int nb, int rounds, double round_ms, int verbose, const char *prefix,
+                    double scale) {
+    for (int b = 0; b < nb; b++) {
+        for (int pass = 0; pass < 2; pass++) {
+            long n = 0;
+            double t0 = now_us(), t;
+            do {
+                if (!benches[b].run()) die("operation failed during warm-up");
+                n++;
+                t = now_us();
+            } while (t - t0 < round_ms * 1000.0);
+            benches[b].calls = n;
+        }
+        benches[b].samples = calloc((size_t)rounds, sizeof(double));
+        if (!benches[b].samples) die("calloc");
+    }
+    for (int r = 0; r < rounds; r++) {
+        for (int b = 0; b < nb; b++) {
+            double t0 = now_us();
+            for (long i = 0; i < benches[b].calls; i++) benches[b].run();
+            double dt = now_us() - t0;
+            benches[b].samples[r] = scale * dt / ((double)benches[b].calls * benches[b].ops_per_call);
+            if (verbose) printf("sample %s %.3f\n", benches[b].name, benches[b].samples[r]);
+        }
+    }
+    for (int b = 0; b < nb; b++) {
+        qsort(benches[b].samples, (size_t)rounds, sizeof(double), cmp_double);
+        double med = rounds % 2 ? benches[b].samples[rounds / 2]
+                                : (benches[b].samples[rounds / 2 - 1] + benches[b].samples[rounds / 2]) / 2;
+        printf("%s%s %.3f %.3f\n", prefix, benches[b].name, benches[b].samples[0], med);
+        free(benches[b].samples);
+    }
 }
 
 /* ---- checks ---------------------------------------------------------- */
@@ -353,15 +455,16 @@ static void setup_and_check(void) {
 }
 
 int main(int argc, char **argv) {
-    int rounds = 15, verbose = 0;
+    int rounds = 15, verbose = 0, pieces = 0;
     double round_ms = 20.0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "-r") && a + 1 < argc) rounds = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-t") && a + 1 < argc) round_ms = atof(argv[++a]);
         else if (!strcmp(argv[a], "-v")) verbose = 1;
         else if (!strcmp(argv[a], "-c")) clock_id = CLOCK_PROCESS_CPUTIME_ID;
+        else if (!strcmp(argv[a], "-p")) pieces = 1;
         else {
-            fprintf(stderr, "usage: %s [-r ROUNDS] [-t MS_PER_ROUND] [-c] [-v]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-r ROUNDS] [-t MS_PER_ROUND] [-c] [-v] [-p]\n", argv[0]);
             return 2;
         }
     }
@@ -379,39 +482,20 @@ int main(int argc, char **argv) {
         {"openssl_p256_verify", op_p256_verify, 1, 0, NULL},
         {"openssl_sm2_verify", op_sm2_verify, 1, 0, NULL},
     };
-    const int nb = (int)(sizeof benches / sizeof benches[0]);
-
-    /* warm-up and calibration: each op for ~round_ms, twice */
-    for (int b = 0; b < nb; b++) {
-        for (int pass = 0; pass < 2; pass++) {
-            long n = 0;
-            double t0 = now_us(), t;
-            do {
-                if (!benches[b].run()) die("operation failed during warm-up");
-                n++;
-                t = now_us();
-            } while (t - t0 < round_ms * 1000.0);
-            benches[b].calls = n;
-        }
-        benches[b].samples = calloc((size_t)rounds, sizeof(double));
-        if (!benches[b].samples) die("calloc");
-    }
-
-    /* rounds: the operations interleaved, so drift hits all of them alike */
-    for (int r = 0; r < rounds; r++) {
-        for (int b = 0; b < nb; b++) {
-            double t0 = now_us();
-            for (long i = 0; i < benches[b].calls; i++) benches[b].run();
-            double dt = now_us() - t0;
-            benches[b].samples[r] = dt / ((double)benches[b].calls * benches[b].ops_per_call);
-            if (verbose) printf("sample %s %.3f\n", benches[b].name, benches[b].samples[r]);
-        }
-    }
-    for (int b = 0; b < nb; b++) {
-        qsort(benches[b].samples, (size_t)rounds, sizeof(double), cmp_double);
-        double med = rounds % 2 ? benches[b].samples[rounds / 2]
-                                : (benches[b].samples[rounds / 2 - 1] + benches[b].samples[rounds / 2]) / 2;
-        printf("%s %.3f %.3f\n", benches[b].name, benches[b].samples[0], med);
+    measure(benches, (int)(sizeof benches / sizeof benches[0]), rounds, round_ms, verbose, "", 1.0);
+    if (pieces) {
+        pieces_setup();
+        bench parts[] = {
+            {"field_mul", piece_mul, 2 * LANES, 0, NULL},
+            {"field_sqr", piece_sqr, 2 * LANES, 0, NULL},
+            {"field_inv", piece_inv, LANES, 0, NULL},
+            {"point_dbl", piece_dbl, LANES, 0, NULL},
+            {"point_add", piece_add, LANES, 0, NULL},
+            {"point_add_affine", piece_add_affine, LANES, 0, NULL},
+            {"mul_point_tP", piece_mul_point, LANES, 0, NULL},
+            {"mul_pointbase_sG", piece_mul_pointbase, LANES, 0, NULL},
+        };
+        measure(parts, (int)(sizeof parts / sizeof parts[0]), rounds, round_ms, 0, "piece ", 1000.0);
     }
     return sink == 0xdeadbeefu ? 3 : 0; /* reads sink: keeps the results live */
 }
