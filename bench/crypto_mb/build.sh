@@ -24,10 +24,11 @@ if [ $# -ne 2 ]; then
     exit 2
 fi
 SRC=$(cd "$1" && pwd)
+MB="$SRC/sources/ippcp/crypto_mb"
+[ -f "$MB/CMakeLists.txt" ] || { echo "not a crypto_mb source tree: $MB" >&2; exit 1; }
 mkdir -p "$2"
 PREFIX=$(cd "$2" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
-MB="$SRC/sources/ippcp/crypto_mb"
 JOBS=${JOBS:-2}
 
 for tool in cmake cc python3; do
@@ -35,7 +36,6 @@ for tool in cmake cc python3; do
 done
 [ -f /usr/include/openssl/evp.h ] || [ -n "${OPENSSL_ROOT_DIR:-}" ] ||
     { echo "missing: OpenSSL 3 headers (apt-get install -y libssl-dev, or set OPENSSL_ROOT_DIR)" >&2; exit 1; }
-[ -f "$MB/CMakeLists.txt" ] || { echo "not a crypto_mb source tree: $MB" >&2; exit 1; }
 
 if [ ! -f "$PREFIX/lib/libcrypto_mb.a" ]; then
     BUILD="$PREFIX/build"
