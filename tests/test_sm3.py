@@ -181,3 +181,20 @@ def test_hash_many_equals_hash_of_each() -> None:
     assert sm3.hash_many(iter([])) == []
     with pytest.raises(TypeError, match="message 1: expected a bytes-like object"):
         sm3.hash_many([b"ok", "not bytes"])  # type: ignore[list-item]
+
+
+@given(st.binary(max_size=100), st.lists(st.binary(max_size=2000), max_size=40))
+def test_hmac_many_equals_the_standard_library_hmac_of_each(key: bytes, msgs: list[bytes]) -> None:
+    # The reference is Python's own HMAC construction over the SM3 object
+    # (itself checked against GB/T 32905's examples above).
+    want = [std_hmac.new(key, m, digestmod=sm3.SM3).digest() for m in msgs]
+    assert sm3.hmac_many(key, msgs) == want
+
+
+def test_hmac_many_large_batch_and_errors() -> None:
+    key = bytes(range(70))  # longer than a block: hashed first (RFC 2104)
+    msgs = [bytes([i % 251]) * (i * 997) for i in range(40)] + [bytearray(b"abc"), memoryview(b"abc")]
+    assert sm3.hmac_many(key, msgs) == [std_hmac.new(key, bytes(m), digestmod=sm3.SM3).digest() for m in msgs]
+    assert sm3.hmac_many(key, iter([])) == []
+    with pytest.raises(TypeError, match="message 1: expected a bytes-like object"):
+        sm3.hmac_many(key, [b"ok", "not bytes"])  # type: ignore[list-item]

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from shangmi import _native
 from shangmi._buffer import Buffer
 
-__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "kdf", "backend", "MAX_KDF_LEN", "DIGEST_SIZE", "BLOCK_SIZE"]
+__all__ = ["SM3", "new", "hash", "hash_many", "hmac", "hmac_many", "kdf", "backend", "MAX_KDF_LEN", "DIGEST_SIZE", "BLOCK_SIZE"]
 
 DIGEST_SIZE = 32
 #: Most bytes one :func:`kdf` call returns.
@@ -85,6 +85,17 @@ def hash_many(messages: Iterable[Buffer]) -> list[bytes]:
 def hmac(key: Buffer, data: Buffer) -> bytes:
     """HMAC-SM3 of ``data`` under ``key`` (any key length, RFC 2104)."""
     return _native.sm3_hmac(key, data)
+
+
+def hmac_many(key: Buffer, messages: Iterable[Buffer]) -> list[bytes]:
+    """HMAC-SM3 of each of ``messages`` under one ``key``, in order.
+
+    The inner and outer hashes run side by side as in :func:`hash_many`
+    (16 at a time with AVX-512, 8 with AVX2, spread over all cores); the
+    result equals ``[hmac(key, m) for m in messages]``. The GIL is
+    released while hashing.
+    """
+    return _native.sm3_hmac_many(key, messages)
 
 
 def kdf(z: Buffer, length: int) -> bytes:

@@ -62,6 +62,24 @@ fn sm3_hash_many<'py>(py: Python<'py>, messages: &Bound<'py, PyAny>) -> PyResult
 }
 
 #[pyfunction]
+fn sm3_hmac_many<'py>(
+    py: Python<'py>,
+    key: Bytes<'_>,
+    messages: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let messages: Vec<Bytes<'py>> = batch(messages, "messages (bytes-like)")?
+        .iter()
+        .enumerate()
+        .map(|(i, m)| field(m, "message", i))
+        .collect::<PyResult<_>>()?;
+    let slices: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
+    let total: usize = slices.iter().map(|m| m.len()).sum();
+    let key = key.as_slice();
+    let tags = maybe_detach(py, total, || sm3::hmac_many(key, &slices));
+    Ok(tags.iter().map(|d| PyBytes::new(py, d)).collect())
+}
+
+#[pyfunction]
 fn sm3_hmac<'py>(py: Python<'py>, key: Bytes<'_>, data: Bytes<'_>) -> Bound<'py, PyBytes> {
     let (key, data) = (key.as_slice(), data.as_slice());
     let d = maybe_detach(py, data.len(), || sm3::hmac(key, data));
@@ -85,6 +103,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sm3_hash, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_hmac, m)?)?;
+    m.add_function(wrap_pyfunction!(sm3_hmac_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_kdf, m)?)?;
     m.add("SM3_MAX_KDF_LEN", sm3::MAX_KDF_LEN)?;
     Ok(())

@@ -243,6 +243,7 @@ fn tlcp_cbc_work(leak: bool) {
     enc_key[9] = 0x77;
     // Record bytes built with public keys, then the keys are marked secret.
     let cases = cbc_cases(&mac_key, &enc_key);
+    let run = cbc_run(&mac_key, &enc_key);
     secret(&mac_key);
     secret(&enc_key);
     let rc = RecordCipher::cbc(&mac_key, &enc_key).expect("CBC keys");
@@ -256,6 +257,14 @@ fn tlcp_cbc_work(leak: bool) {
         }
     }
     assert_eq!(accepted, cases.iter().filter(|c| c.3).count());
+    // The same check through a run opened at once (SM3's lanes).
+    let fragments: Vec<&[u8]> = run.iter().map(|(f, _)| &f[..]).collect();
+    for (i, (got, (_, want_ok))) in rc.open_many(100, 23, &fragments).into_iter().zip(&run).enumerate() {
+        assert_eq!(got.is_ok(), *want_ok, "run record {i}");
+        if let Ok(pt) = got {
+            publish(&pt);
+        }
+    }
     if leak {
         // The deliberately variable-time check: decrypt the bad-padding
         // record and compare its padding bytes with an early exit.
@@ -279,33 +288,53 @@ fn leaky_padding_ok(pt: &[u8]) -> bool {
 }
 
 /// (what, sequence number, fragment, accepted?) for the CBC record check.
-fn cbc_cases(mac_key: &[u8; 32], enc_key: &[u8; 16]) -> Vec<(String, u64, Vec<u8>, bool)> {
+/// One CBC record: plaintext ‖ MAC ‖ padding, encrypted under a fixed IV;
+/// `pad` is the padding length byte (p + 1 bytes of it), `bad_pad`/`bad_mac`
+/// corrupt one byte.
+fn cbc_record(mac_key: &[u8; 32], enc_key: &[u8; 16], seq: u64, len: usize, pad: usize, bad: (bool, bool)) -> Vec<u8> {
     use shangmi::sm3;
     use shangmi::sm4::{self, Sm4};
+    let (bad_pad, bad_mac) = bad;
     let c = Sm4::new(enc_key);
-    // plaintext ‖ MAC ‖ padding, encrypted under `iv`; `pad` is the padding
-    // length byte (p + 1 bytes of it), `bad_pad`/`bad_mac` corrupt one byte.
+    let pt: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+    let mut hdr = seq.to_be_bytes().to_vec();
+    hdr.extend_from_slice(&[23, 1, 1]);
+    hdr.extend_from_slice(&(len as u16).to_be_bytes());
+    let mut mac = sm3::hmac(mac_key, &[&hdr[..], &pt[..]].concat());
+    if bad_mac {
+        mac[31] ^= 0x40;
+    }
+    let mut body = pt;
+    body.extend_from_slice(&mac);
+    body.extend(std::iter::repeat_n(pad as u8, pad + 1));
+    if bad_pad {
+        let n = body.len();
+        body[n - 1 - pad] ^= 1; // the first padding byte
+    }
+    assert_eq!(body.len() % 16, 0, "case lengths fill whole blocks");
+    let iv = [0x5au8 ^ seq as u8; 16];
+    let mut out = iv.to_vec();
+    out.extend(sm4::cbc_encrypt_expanded(&c, &iv, &body, false).expect("encrypt"));
+    out
+}
+
+/// A run of consecutive records (sequence numbers 100, 101, ...) opened at
+/// once, long enough for SM3's lanes: (fragment, accepted) pairs.
+fn cbc_run(mac_key: &[u8; 32], enc_key: &[u8; 16]) -> Vec<(Vec<u8>, bool)> {
+    (0..9u64)
+        .map(|i| {
+            let bad = (i % 3 == 1, i % 3 == 2);
+            let (len, pad) = (1515 + 16 * i as usize, 4 + 16 * (i as usize % 4));
+            (cbc_record(mac_key, enc_key, 100 + i, len, pad, bad), i % 3 == 0)
+        })
+        .collect()
+}
+
+fn cbc_cases(mac_key: &[u8; 32], enc_key: &[u8; 16]) -> Vec<(String, u64, Vec<u8>, bool)> {
+    use shangmi::sm4::{self, Sm4};
+    let c = Sm4::new(enc_key);
     let record = |seq: u64, len: usize, pad: usize, bad_pad: bool, bad_mac: bool| -> Vec<u8> {
-        let pt: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
-        let mut hdr = seq.to_be_bytes().to_vec();
-        hdr.extend_from_slice(&[23, 1, 1]);
-        hdr.extend_from_slice(&(len as u16).to_be_bytes());
-        let mut mac = sm3::hmac(mac_key, &[&hdr[..], &pt[..]].concat());
-        if bad_mac {
-            mac[31] ^= 0x40;
-        }
-        let mut body = pt;
-        body.extend_from_slice(&mac);
-        body.extend(std::iter::repeat_n(pad as u8, pad + 1));
-        if bad_pad {
-            let n = body.len();
-            body[n - 1 - pad] ^= 1; // the first padding byte
-        }
-        assert_eq!(body.len() % 16, 0, "case lengths fill whole blocks");
-        let iv = [0x5au8 ^ seq as u8; 16];
-        let mut out = iv.to_vec();
-        out.extend(sm4::cbc_encrypt_expanded(&c, &iv, &body, false).expect("encrypt"));
-        out
+        cbc_record(mac_key, enc_key, seq, len, pad, (bad_pad, bad_mac))
     };
     let mut v = vec![
         // 15 bytes of content: 15 + 32 + 1 = 48, padding 0.

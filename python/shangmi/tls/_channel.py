@@ -84,8 +84,8 @@ class Channel:
 
     def feed(self, data: bytes) -> bool:
         """Network bytes in: hands them to the engine and processes every
-        complete record. Bytes the engine cannot take yet (it holds at most
-        a record ahead, and TLS 1.3's waits for plaintext to be read) stay
+        complete record. Bytes the engine cannot take yet (TLCP's holds at
+        most 16 records ahead, and TLS 1.3's waits for plaintext to be read) stay
         queued for the next call. Returns whether any byte was taken.
         Raises the engine's error (its alert is then queued for the peer)."""
         buf = self._rest + data if self._rest else data

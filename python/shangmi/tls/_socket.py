@@ -9,11 +9,13 @@ from typing import Any
 from shangmi.exceptions import InvalidInputError, ShangmiTypeError, TLSError, TLSWantReadError, TLSWantWriteError
 from shangmi.tls._channel import Channel, Described
 
-# One record's worth of network bytes per receive (header + the largest
-# ciphertext the engine accepts).
-_RECV_SIZE = 5 + 16384 + 2048
-# Plaintext accepted per send() call: one full record.
-_SEND_CHUNK = 16384
+# Network bytes per receive: 16 records' worth (header + the largest
+# ciphertext the engine accepts), what the TLCP engine buffers ahead and
+# opens side by side.
+_RECV_SIZE = 16 * (5 + 16384 + 2048)
+# Plaintext accepted per send() call: 16 full records, which the TLCP
+# engine seals side by side (CBC records are serial inside).
+_SEND_CHUNK = 16 * 16384
 
 
 class TLSSocket(Described, _socket.socket):

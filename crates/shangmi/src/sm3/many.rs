@@ -145,8 +145,16 @@ impl Kernel {
 /// The digests of a batch of at most `kernel.lanes()` messages; what the
 /// lanes do not cover runs on the one-message kernel `one`.
 pub(super) fn hash_batch(msgs: &[Blocks<'_>], kernel: Kernel, one: OneKernel) -> Vec<[u8; DIGEST_SIZE]> {
-    debug_assert!(msgs.len() <= kernel.lanes());
     let mut states = vec![IV; msgs.len()];
+    compress_batch(msgs, &mut states, kernel, one);
+    states.iter().map(digest).collect()
+}
+
+/// Compresses a batch of at most `kernel.lanes()` messages, each from its
+/// state in `states`, through all their blocks; what the lanes do not
+/// cover runs on the one-message kernel `one`.
+pub(super) fn compress_batch(msgs: &[Blocks<'_>], states: &mut [[u32; 8]], kernel: Kernel, one: OneKernel) {
+    debug_assert!(msgs.len() <= kernel.lanes() && msgs.len() == states.len());
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
@@ -154,22 +162,43 @@ pub(super) fn hash_batch(msgs: &[Blocks<'_>], kernel: Kernel, one: OneKernel) ->
         use super::x86::lanes::{x16, x8, x8vl};
         let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
         match kernel {
-            Kernel::Zmm16(t) => x16(t, msgs, common, &mut states),
-            Kernel::Vlx8(t) => x8vl(t, msgs, common, &mut states),
-            Kernel::Avx2x8(t) => x8(t, msgs, common, &mut states),
+            Kernel::Zmm16(t) => x16(t, msgs, common, states),
+            Kernel::Vlx8(t) => x8vl(t, msgs, common, states),
+            Kernel::Avx2x8(t) => x8(t, msgs, common, states),
             Kernel::One => {}
         }
         if kernel.lanes() > 1 {
             done = common;
         }
     }
-    msgs.iter()
-        .zip(states.iter_mut())
-        .map(|(m, s)| {
-            m.finish(one, s, done);
-            digest(s)
-        })
-        .collect()
+    for (m, s) in msgs.iter().zip(states.iter_mut()) {
+        m.finish(one, s, done);
+    }
+}
+
+/// Runs every message of `msgs` from its state in `states` (same order)
+/// through all its blocks on the calling thread: sorted by length (public),
+/// in batches of the widest lane kernel, the rest one message at a time.
+pub(super) fn run(msgs: Vec<Blocks<'_>>, states: &mut [[u32; 8]]) {
+    debug_assert_eq!(msgs.len(), states.len());
+    let kernel = Lanes::auto().choose(msgs.len(), 1);
+    let one = OneKernel::auto();
+    let mut items: Vec<(usize, Blocks<'_>)> = msgs.into_iter().enumerate().collect();
+    items.sort_by_key(|(_, b)| b.count());
+    let (idx, sorted): (Vec<usize>, Vec<Blocks<'_>>) = items.into_iter().unzip();
+    let mut ordered: Vec<[u32; 8]> = idx.iter().map(|&i| states[i]).collect();
+    for (group, st) in sorted.chunks(kernel.lanes()).zip(ordered.chunks_mut(kernel.lanes())) {
+        compress_batch(group, st, kernel, one);
+    }
+    for (&i, s) in idx.iter().zip(ordered.iter_mut()) {
+        states[i] = *s;
+        zeroize::Zeroize::zeroize(s);
+    }
+}
+
+/// The digest of each state (big-endian words).
+pub(super) fn digests(states: &[[u32; 8]]) -> Vec<[u8; DIGEST_SIZE]> {
+    states.iter().map(digest).collect()
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ use block::Kernel;
 
 pub use modes::ccm::{self, Ccm};
 pub use modes::gcm::{self, Gcm, GcmDecryptor, GcmEncryptor};
-pub use modes::many::{cbc_decrypt_many, cbc_encrypt_many};
+pub use modes::many::{cbc_decrypt_many, cbc_encrypt_many, cbc_encrypt_many_in_place};
 pub use modes::stream::{block16, Stream};
 pub use modes::{
     cbc_decrypt_expanded, cbc_decrypt_into, cbc_encrypt_expanded, cbc_encrypt_into, cfb_decrypt_in_place,

@@ -42,10 +42,24 @@ pub fn cbc_encrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
         modes::encrypted_len(data.len(), padding).map_err(|e| at(i, e))?;
         outs.push(if padding { modes::pad(data) } else { data.to_vec() });
     }
-    let rest = lanes(c, &mut chains, &mut outs);
-    interleaved(c, &mut chains, &mut outs, &rest);
+    cbc_encrypt_many_in_place(c, &mut chains, &mut outs);
     chains.zeroize();
     Ok(outs)
+}
+
+/// SM4-CBC encryption in place of independent messages of whole blocks
+/// (no padding), each chained from `chains[i]`, which ends holding the
+/// message's last ciphertext block. The engine of [`cbc_encrypt_many`],
+/// for callers that lay out and pad their messages themselves (the TLCP
+/// record layer).
+///
+/// # Panics
+/// If the lists differ in length or a message is not whole blocks.
+pub fn cbc_encrypt_many_in_place<T: AsMut<[u8]>>(c: &Sm4, chains: &mut [[u8; 16]], msgs: &mut [T]) {
+    assert_eq!(chains.len(), msgs.len(), "one chaining value per message");
+    assert!(msgs.iter_mut().all(|m| m.as_mut().len().is_multiple_of(BLOCK_SIZE)), "whole blocks only");
+    let rest = lanes(c, chains, msgs);
+    interleaved(c, chains, msgs, &rest);
 }
 
 /// Runs the backend's side-by-side kernel on batches of messages of similar
@@ -53,15 +67,15 @@ pub fn cbc_encrypt_many(c: &Sm4, items: &[(&[u8], &[u8])], padding: bool) -> Res
 /// blocks as its shortest message has, and the rest of each message goes
 /// through the serial path. Returns the messages left for [`interleaved`]
 /// (fewer than a batch, or all of them when the backend has no kernel).
-fn lanes(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [Vec<u8>]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..outs.len()).filter(|&i| !outs[i].is_empty()).collect();
+fn lanes<T: AsMut<[u8]>>(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [T]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..outs.len()).filter(|&i| !outs[i].as_mut().is_empty()).collect();
     let width = match c.cbc_lanes_width() {
         Some(w) if order.len() >= w => w,
         _ => return order,
     };
-    order.sort_by_key(|&i| outs[i].len());
+    order.sort_by_key(|&i| outs[i].as_mut().len());
     let mut slots: Vec<Option<(&mut [u8], &mut [u8; 16])>> =
-        outs.iter_mut().zip(chains.iter_mut()).map(|(o, ch)| Some((&mut o[..], ch))).collect();
+        outs.iter_mut().zip(chains.iter_mut()).map(|(o, ch)| Some((o.as_mut(), ch))).collect();
     let mut at = 0;
     while order.len() - at >= width {
         let left = order.len() - at;
@@ -96,14 +110,14 @@ fn lanes(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [Vec<u8>]) -> Vec<usize> {
 /// Keeps up to [`LANES`] of the messages `which` in flight, one block of
 /// each per step through the backend's parallel path; a message that ends
 /// makes room for the next one.
-fn interleaved(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [Vec<u8>], which: &[usize]) {
+fn interleaved<T: AsMut<[u8]>>(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [T], which: &[usize]) {
     // (message, offset of its next block)
     let mut active: Vec<(usize, usize)> = Vec::with_capacity(LANES);
     let mut next = 0;
     let mut buf = [0u8; LANES * BLOCK_SIZE];
     loop {
         while active.len() < LANES && next < which.len() {
-            if !outs[which[next]].is_empty() {
+            if !outs[which[next]].as_mut().is_empty() {
                 active.push((which[next], 0));
             }
             next += 1;
@@ -112,18 +126,18 @@ fn interleaved(c: &Sm4, chains: &mut [[u8; 16]], outs: &mut [Vec<u8>], which: &[
             break;
         }
         for (b, &(m, off)) in buf.chunks_exact_mut(BLOCK_SIZE).zip(active.iter()) {
-            for ((d, p), k) in b.iter_mut().zip(&outs[m][off..off + BLOCK_SIZE]).zip(chains[m].iter()) {
+            for ((d, p), k) in b.iter_mut().zip(&outs[m].as_mut()[off..off + BLOCK_SIZE]).zip(chains[m].iter()) {
                 *d = p ^ k;
             }
         }
         let n = active.len() * BLOCK_SIZE;
         c.encrypt_blocks(&mut buf[..n]);
         for (b, (m, off)) in buf.chunks_exact(BLOCK_SIZE).zip(active.iter_mut()) {
-            outs[*m][*off..*off + BLOCK_SIZE].copy_from_slice(b);
+            outs[*m].as_mut()[*off..*off + BLOCK_SIZE].copy_from_slice(b);
             chains[*m].copy_from_slice(b);
             *off += BLOCK_SIZE;
         }
-        active.retain(|&(m, off)| off < outs[m].len());
+        active.retain(|&(m, off)| off < outs[m].as_mut().len());
     }
     buf.zeroize();
 }

@@ -3,6 +3,7 @@
 //! messages themselves are handled in `handshake`.
 
 use super::alert::{self, Fatal, HsResult};
+use super::bulk::{check_plaintext_len, BATCH};
 use super::config::{ClientConfig, Compat, ServerConfig, Session};
 use super::messages::{self, MAX_HANDSHAKE};
 use super::record::{RecordCipher, HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
@@ -57,16 +58,16 @@ pub struct Connection {
     pub(crate) side: Side,
     pub(crate) rng: Rng,
     pub(crate) state: State,
-    inbuf: Vec<u8>,
+    pub(super) inbuf: Vec<u8>,
     outbuf: Vec<u8>,
-    read_cipher: Option<RecordCipher>,
-    read_seq: u64,
+    pub(super) read_cipher: Option<RecordCipher>,
+    pub(super) read_seq: u64,
     write_cipher: Option<RecordCipher>,
     write_seq: u64,
     pub(crate) pending_read: Option<RecordCipher>,
     pub(crate) pending_write: Option<RecordCipher>,
     hs_buf: Vec<u8>,
-    plain_in: VecDeque<u8>,
+    pub(super) plain_in: VecDeque<u8>,
     pub(crate) transcript: Vec<u8>,
     pub(crate) client_random: [u8; 32],
     pub(crate) server_random: [u8; 32],
@@ -220,24 +221,30 @@ impl Connection {
         if chunks.is_empty() {
             chunks.push(&[]);
         }
-        for chunk in chunks {
-            let fragment = match &self.write_cipher {
-                None => chunk.to_vec(),
+        // Sealed BATCH records at a time (record::seal_many), which bounds
+        // the working memory of a large write.
+        for group in chunks.chunks(BATCH) {
+            let fragments = match &self.write_cipher {
+                None => group.iter().map(|c| c.to_vec()).collect(),
                 Some(c) => {
-                    let mut iv = [0u8; 16];
+                    let mut ivs = vec![[0u8; 16]; group.len()];
                     if matches!(c, RecordCipher::Cbc { .. }) {
-                        self.rng.fill(&mut iv).map_err(Fatal::internal)?;
+                        for iv in ivs.iter_mut() {
+                            self.rng.fill(iv).map_err(Fatal::internal)?;
+                        }
                     }
                     let Some(c) = &self.write_cipher else { unreachable!("checked above") };
-                    let f = c.seal(self.write_seq, typ, chunk, &iv).map_err(Fatal::internal)?;
-                    self.write_seq = self.write_seq.wrapping_add(1);
+                    let f = c.seal_many(self.write_seq, typ, group, &ivs).map_err(Fatal::internal)?;
+                    self.write_seq = self.write_seq.wrapping_add(group.len() as u64);
                     f
                 }
             };
-            self.outbuf.push(typ);
-            self.outbuf.extend_from_slice(&VERSION.to_be_bytes());
-            self.outbuf.extend_from_slice(&(fragment.len() as u16).to_be_bytes());
-            self.outbuf.extend_from_slice(&fragment);
+            for fragment in fragments {
+                self.outbuf.push(typ);
+                self.outbuf.extend_from_slice(&VERSION.to_be_bytes());
+                self.outbuf.extend_from_slice(&(fragment.len() as u16).to_be_bytes());
+                self.outbuf.extend_from_slice(&fragment);
+            }
         }
         Ok(())
     }
@@ -292,15 +299,16 @@ impl Connection {
 
     // ---- input ----
 
-    /// Network bytes in: buffers up to one whole record (header included)
-    /// beyond what [`Self::process_new_packets`] has consumed, and returns
+    /// Network bytes in: buffers up to 16 whole records (headers included;
+    /// they are opened side by side) beyond what
+    /// [`Self::process_new_packets`] has consumed, and returns
     /// how many bytes were taken (pass the rest again after processing).
     /// An error once the connection has failed.
     pub fn read_tls(&mut self, data: &[u8]) -> Result<usize> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
-        let room = (HEADER + MAX_CIPHERTEXT).saturating_sub(self.inbuf.len());
+        let room = (BATCH * (HEADER + MAX_CIPHERTEXT)).saturating_sub(self.inbuf.len());
         let n = room.min(data.len());
         self.inbuf.extend_from_slice(&data[..n]);
         Ok(n)
@@ -343,6 +351,11 @@ impl Connection {
             if self.inbuf.len() < HEADER + len {
                 break;
             }
+            let established = self.state == State::Established && self.hs_buf.is_empty();
+            if typ == CT_APPLICATION_DATA && established && self.read_cipher.is_some() {
+                self.open_application_run()?;
+                continue;
+            }
             let plain = match &self.read_cipher {
                 None => Zeroizing::new(self.inbuf[HEADER..HEADER + len].to_vec()),
                 Some(c) => {
@@ -350,12 +363,7 @@ impl Connection {
                         .open(self.read_seq, typ, &self.inbuf[HEADER..HEADER + len])
                         .map_err(|e| Fatal { alert: alert::BAD_RECORD_MAC, error: e })?;
                     self.read_seq = self.read_seq.wrapping_add(1);
-                    if p.len() > MAX_PLAINTEXT {
-                        return Err(Fatal::new(
-                            alert::RECORD_OVERFLOW,
-                            "record overflow: decrypted fragment over 2^14 bytes",
-                        ));
-                    }
+                    check_plaintext_len(p.len())?;
                     Zeroizing::new(p)
                 }
             };

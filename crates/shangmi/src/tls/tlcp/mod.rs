@@ -16,6 +16,7 @@
 //! | `rng` | the one random source of a connection |
 
 mod alert;
+mod bulk;
 mod certs;
 mod client;
 mod config;
