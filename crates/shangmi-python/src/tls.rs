@@ -177,9 +177,22 @@ impl TlsConnection {
     fn read_plaintext<'py>(&self, py: Python<'py>, max: Uint<usize>) -> PyResult<Bound<'py, PyBytes>> {
         let mut conn = lock(&self.inner);
         let n = conn.plaintext_available().min(max.0);
-        let mut buf = vec![0u8; n];
-        let got = conn.read_plaintext(&mut buf).py_err()?;
-        Ok(PyBytes::new(py, &buf[..got]))
+        if n == 0 {
+            // Ok(0) or the connection's error.
+            conn.read_plaintext(&mut []).py_err()?;
+            return Ok(PyBytes::new(py, b""));
+        }
+        // Straight into the bytes object: `n` bytes are waiting (an engine
+        // that hands over fewer gets a shorter copy).
+        let mut got = 0;
+        let bytes = PyBytes::new_with(py, n, |out| {
+            got = conn.read_plaintext(out).py_err()?;
+            Ok(())
+        })?;
+        if got == n {
+            return Ok(bytes);
+        }
+        Ok(PyBytes::new(py, &bytes.as_bytes()[..got]))
     }
 
     fn plaintext_available(&self) -> usize {
