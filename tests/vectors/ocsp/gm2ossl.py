@@ -1,8 +1,8 @@
 """Decrypts a GmSSL encrypted PKCS#8 key (PBKDF2-HMAC-SM3, SM4-CBC) with the
 gmssl and openssl command-line tools, writing the plain PKCS#8 PEM."""
-import re, subprocess, sys
+import os, re, subprocess, sys
 src, out, pw = sys.argv[1], sys.argv[2], sys.argv[3]
-G = "/work/peers/gmssl/bin/gmssl"
+G = os.environ.get("GMSSL", "gmssl")
 t = subprocess.run(["openssl", "asn1parse", "-in", src], capture_output=True, text=True, check=True).stdout
 hexes = re.findall(r"\[HEX DUMP\]:([0-9A-F]+)", t)
 salt, iv, ct = hexes[0], hexes[1], hexes[2]

@@ -5,7 +5,7 @@
 # and GmSSL's own code.
 set -e
 O=openssl
-G=${GMSSL:-/work/peers/gmssl/bin/gmssl}
+G=${GMSSL:-gmssl}
 cat > ext.cnf <<'X'
 [ca]
 basicConstraints=critical,CA:TRUE
