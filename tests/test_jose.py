@@ -112,6 +112,8 @@ def test_refusals() -> None:
     refused("eyJhbGciOiJTTTIifQ==." + p + "." + s, "without padding")
     refused(h + "." + p + "+." + s, "base64url")
     refused(h + ".ZR." + s, "canonical")
+    refused(h + "." + p + "\u00e9." + s, "not ASCII")
+    refused((h + "." + p + "." + s).encode() + b"\xff", "not ASCII")
     refused(b64(b"[1]") + "." + p + "." + s, "not a JSON object")
     refused(b64(b'{"alg":"SM2","alg":"SM2"}') + "." + p + "." + s, "twice")
     refused(b64(b'{"typ":"JWT"}') + "." + p + "." + s, "no 'alg'")

@@ -214,6 +214,8 @@ def _split(token: object) -> tuple[dict[str, Any], bytes, bytes, bytes]:
         raise ShangmiTypeError(f"token must be str or bytes, got {type(token).__name__}")
     if len(token) > MAX_TOKEN:
         raise InvalidSignature(f"token of {len(token)} characters (at most {MAX_TOKEN})")
+    if not token.isascii():
+        raise InvalidSignature("malformed token: not ASCII (a compact JWS is base64url and dots)")
     parts = token.split(".")
     if len(parts) != 3:
         raise InvalidSignature(f"malformed token: {len(parts)} dot-separated parts, a compact JWS has 3")
