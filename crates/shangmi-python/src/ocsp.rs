@@ -9,8 +9,8 @@ use shangmi::x509::ocsp::{
     self, CertId, CertStatus, HashAlgorithm, OcspRequest, OcspResponse, ResponderId, ResponseData, ResponseStatus,
     SingleResponse,
 };
-use shangmi::x509::{self, Extension, Name};
-use shangmi::{Error, Result};
+use shangmi::x509::{self, Extension};
+use shangmi::Result;
 
 use crate::buffer::{Arg, Bytes, Name as Text};
 use crate::errors::IntoPyResult;
@@ -32,41 +32,23 @@ fn exts_out(list: &[Extension]) -> Vec<ExtTuple> {
 /// The hash crosses as its name ("sha1", "sha256", "sm3") when supported,
 /// else as its dotted OID.
 fn id_out(id: &CertId) -> IdTuple {
-    let h = id.hash().map(|h| h.name().to_string()).unwrap_or_else(|_| id.hash_algorithm.to_string());
+    let h = HashAlgorithm::text_of(&id.hash_algorithm);
     (h, id.issuer_name_hash.clone(), id.issuer_key_hash.clone(), id.serial.clone())
 }
 
 fn id_in(t: IdTuple) -> Result<CertId> {
     let (h, name, key, serial) = t;
-    let hash_algorithm = match HashAlgorithm::from_name(&h) {
-        Ok(a) => a.oid(),
-        Err(_) => x509::parse_oid(&h)?,
-    };
-    Ok(CertId { hash_algorithm, issuer_name_hash: name, issuer_key_hash: key, serial })
+    Ok(CertId { hash_algorithm: HashAlgorithm::oid_of(&h)?, issuer_name_hash: name, issuer_key_hash: key, serial })
 }
 
 fn single_out(s: &SingleResponse) -> SingleTuple {
-    let (st, time, reason) = match s.status {
-        CertStatus::Good => ("good", None, None),
-        CertStatus::Revoked { time, reason } => ("revoked", Some(time), reason),
-        CertStatus::Unknown => ("unknown", None, None),
-    };
+    let (st, time, reason) = s.status.to_parts();
     (id_out(&s.cert_id), st.to_string(), time, reason, s.this_update, s.next_update, exts_out(&s.extensions))
 }
 
 fn single_in(t: SingleTuple) -> Result<SingleResponse> {
     let (id, st, time, reason, this_update, next_update, exts) = t;
-    let status = match (st.as_str(), time) {
-        ("good", _) => CertStatus::Good,
-        ("unknown", _) => CertStatus::Unknown,
-        ("revoked", Some(time)) => CertStatus::Revoked { time, reason },
-        ("revoked", None) => return Err(Error::invalid("a revoked status needs a revocation time")),
-        (other, _) => {
-            return Err(Error::invalid(format!(
-                "unknown certificate status '{other}' (expected 'good', 'revoked' or 'unknown')"
-            )))
-        }
-    };
+    let status = CertStatus::from_name(&st, time, reason)?;
     Ok(SingleResponse { cert_id: id_in(id)?, status, this_update, next_update, extensions: exts_in(exts)? })
 }
 
@@ -126,11 +108,8 @@ impl PyOcspResponse {
     }
 
     /// ("name", Name DER) or ("key", SHA-1 key hash).
-    fn responder_id(&self) -> PyResult<(String, Vec<u8>)> {
-        Ok(match &self.inner.data().py_err()?.responder_id {
-            ResponderId::ByName(n) => ("name".to_string(), n.to_der().to_vec()),
-            ResponderId::ByKey(h) => ("key".to_string(), h.clone()),
-        })
+    fn responder_id(&self) -> PyResult<(&'static str, Vec<u8>)> {
+        Ok(self.inner.data().py_err()?.responder_id.to_kind())
     }
 
     fn produced_at(&self) -> PyResult<i64> {
@@ -233,14 +212,7 @@ fn ocsp_response_data<'py>(
     extensions: Arg<Vec<ExtTuple>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (kind, value) = responder.0;
-    let responder_id = match kind.as_str() {
-        "name" => ResponderId::ByName(Name::from_der(&value).py_err()?),
-        "key" => ResponderId::ByKey(value),
-        other => {
-            return Err(Error::invalid(format!("unknown responder ID kind '{other}' (expected 'name' or 'key')")))
-                .py_err()
-        }
-    };
+    let responder_id = ResponderId::from_kind(&kind, value).py_err()?;
     let responses = responses.0.into_iter().map(single_in).collect::<Result<Vec<_>>>().py_err()?;
     let data = ResponseData {
         responder_id,

@@ -119,10 +119,8 @@ fn chain(leaf: &str, responses: &[OcspResponse], opts: Options<'_>) -> shangmi::
 fn path_validation_uses_responses() {
     let good = resp("openssl_resp_leaf_delegated.der");
     assert_eq!(chain("leaf.pem", std::slice::from_ref(&good), Options::at(AT)).unwrap().len(), 2);
-    for name in ["openssl_resp_revoked_by_ca.der"] {
-        let e = chain("revoked.pem", &[resp(name)], Options::at(AT)).unwrap_err().to_string();
-        assert!(e.contains("revoked (serial 1002") && e.contains("2026-12-01"), "{e}");
-    }
+    let e = chain("revoked.pem", &[resp("openssl_resp_revoked_by_ca.der")], Options::at(AT)).unwrap_err().to_string();
+    assert!(e.contains("revoked (serial 1002") && e.contains("2026-12-01"), "{e}");
     let e = chain("leaf.pem", &[resp("gmssl_resp_leaf_revoked_by_ca.der")], Options::at(AT)).unwrap_err();
     assert!(e.to_string().contains("revoked"), "{e}");
     // A response about another certificate says nothing about this one.
