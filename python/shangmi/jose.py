@@ -78,13 +78,21 @@ def _b64d(s: str, what: str) -> bytes:
     return raw
 
 
+def _str(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ShangmiTypeError(f"{what} must be a str, got {type(value).__name__}")
+    return value
+
+
 def _check_scheme(scheme: object, where: str) -> str:
+    _str(scheme, f"{where}: scheme")
     if scheme not in _SCHEMES:
         raise InvalidInputError(f"{where}: unknown scheme {scheme!r} (expected 'sm2' or 'hmac-sm3')")
     return str(scheme)
 
 
 def _check_encoding(encoding: object) -> str:
+    _str(encoding, "encoding")
     if encoding not in ("raw", "der"):
         raise InvalidInputError(f"encoding must be 'raw' (JOSE r||s, 64 bytes) or 'der', got {encoding!r}")
     return str(encoding)
@@ -150,6 +158,9 @@ def encode(payload: Buffer | str, key: Any, *, alg: str = "SM2", scheme: Scheme 
     (scheme ``"sm2"``) or bytes (``"hmac-sm3"``). ``alg`` is what the header
     says; a name that is not one of :data:`ALGORITHMS` needs ``scheme``.
     ``headers`` are added after ``alg`` (``typ``, ``kid``, ...)."""
+    _str(alg, "alg")
+    if headers is not None and not isinstance(headers, Mapping):
+        raise ShangmiTypeError(f"headers must be a dict, got {type(headers).__name__}")
     if scheme is None:
         if alg not in ALGORITHMS:
             raise InvalidInputError(
@@ -177,13 +188,13 @@ def _accepted(algorithms: object) -> dict[str, str]:
     if isinstance(algorithms, Mapping):
         out = {}
         for a, s in algorithms.items():
-            if not isinstance(a, str) or a.lower() == "none":
+            if _str(a, "an algorithms key").lower() == "none":
                 raise InvalidInputError(f"algorithms: {a!r} cannot be accepted")
             out[a] = _check_scheme(s, f"algorithms[{a!r}]")
     elif isinstance(algorithms, Iterable):
         out = {}
         for a in algorithms:
-            if a not in ALGORITHMS:
+            if _str(a, "an algorithms entry") not in ALGORITHMS:
                 raise InvalidInputError(
                     f"algorithms: {a!r} is not one of shangmi's names {sorted(ALGORITHMS)}; for another "
                     "convention pass a dict, e.g. {'SM3WithSM2': 'sm2'}")
@@ -337,11 +348,11 @@ def pyjwt_algorithm(scheme: Scheme = "sm2", *, encoding: Encoding = "raw", uid: 
     sch = _check_scheme(scheme, "pyjwt_algorithm")
     enc = _check_encoding(encoding)
     try:
-        from jwt.algorithms import Algorithm
+        from jwt.algorithms import Algorithm  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise ShangmiError("PyJWT is not installed (pip install 'shangmi[jose]')") from None
 
-    class _ShangmiAlgorithm(Algorithm):  # type: ignore[misc]
+    class _ShangmiAlgorithm(Algorithm):  # type: ignore[misc,unused-ignore]
         def prepare_key(self, key: Any) -> Any:
             if sch == "hmac-sm3":
                 return _hmac_key(key)

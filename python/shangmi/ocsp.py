@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from shangmi import _native
-from shangmi._buffer import Buffer, instance, instances
+from shangmi._buffer import Buffer, as_bytes, duck, instance, instances
 from shangmi._x509_ext import Extension, Extensions, ExtensionType, Name, ObjectIdentifier
 from shangmi._x509_ext import _ext_wire
 from shangmi.exceptions import InvalidInputError, ShangmiTypeError
@@ -125,7 +125,7 @@ class OCSPNonce(ExtensionType):
     oid = _NONCE_OID
 
     def __init__(self, nonce: Buffer) -> None:
-        self.nonce = bytes(nonce)
+        self.nonce = as_bytes(nonce, "nonce")
 
     def public_bytes(self) -> bytes:
         return bytes(_native.ocsp_nonce_extension(self.nonce)[2])
@@ -210,7 +210,7 @@ class OCSPRequest(_CertIdView):
     only) certificate; :attr:`cert_ids` lists all of them."""
 
     def __init__(self, native: _native.OcspRequest) -> None:
-        self._r = native
+        self._r = instance(native, _native.OcspRequest, "native")
         self._ids = native.cert_ids()
         self._id = self._ids[0]
 
@@ -245,10 +245,9 @@ def load_der_ocsp_request(data: Buffer) -> OCSPRequest:
 
 
 class OCSPRequestBuilder:
-    def __init__(self, request: tuple | None = None, request_hash: tuple | None = None,
-                 extensions: tuple[Extension, ...] = ()) -> None:
+    def __init__(self) -> None:
         self._ids: list[tuple[str, bytes, bytes, bytes]] = []
-        self._extensions = list(extensions)
+        self._extensions: list[Extension] = []
 
     def add_certificate(self, cert: Any, issuer: Any, algorithm: object) -> OCSPRequestBuilder:
         from shangmi.x509 import Certificate
@@ -261,8 +260,8 @@ class OCSPRequestBuilder:
     def add_certificate_by_hash(self, issuer_name_hash: Buffer, issuer_key_hash: Buffer, serial_number: int,
                                 algorithm: object) -> OCSPRequestBuilder:
         b = self._copy()
-        b._ids.append((_hash_name(algorithm), bytes(issuer_name_hash), bytes(issuer_key_hash),
-                       _serial(serial_number)))
+        b._ids.append((_hash_name(algorithm), as_bytes(issuer_name_hash, "issuer_name_hash"),
+                       as_bytes(issuer_key_hash, "issuer_key_hash"), _serial(serial_number)))
         return b
 
     def add_extension(self, extval: ExtensionType, critical: bool) -> OCSPRequestBuilder:
@@ -288,8 +287,11 @@ _STATUS = {"good": OCSPCertStatus.GOOD, "revoked": OCSPCertStatus.REVOKED, "unkn
 class OCSPSingleResponse(_CertIdView):
     """One answer of a response."""
 
-    def __init__(self, t: tuple) -> None:
-        self._id, self._st, self._rt, self._reason, self._this, self._next, self._exts = t
+    def __init__(self, t: tuple[Any, ...]) -> None:
+        if not (isinstance(t, tuple) and len(t) == 7):
+            raise ShangmiTypeError("OCSPSingleResponse is made by OCSPResponse.responses, not directly")
+        self._id, self._st, self._rt, self._this, self._next, self._exts = t[0], t[1], t[2], t[4], t[5], t[6]
+        self._reason: int | None = t[3]
 
     @property
     def certificate_status(self) -> OCSPCertStatus:
@@ -326,7 +328,7 @@ class OCSPResponse:
     :attr:`response_status` raises for an unsuccessful response."""
 
     def __init__(self, native: _native.OcspResponse) -> None:
-        self._r = native
+        self._r = instance(native, _native.OcspResponse, "native")
         self._status = OCSPResponseStatus(native.status())
         self._singles = [OCSPSingleResponse(t) for t in native.responses()] if self._status.value == 0 else []
 
@@ -430,7 +432,7 @@ class OCSPResponseBuilder:
     """Builds and signs a BasicOCSPResponse (SM2-with-SM3)."""
 
     def __init__(self) -> None:
-        self._singles: list[tuple] = []
+        self._singles: list[tuple[Any, ...]] = []
         self._responder: tuple[str, bytes] | None = None
         self._certs: list[Any] = []
         self._extensions: list[Extension] = []
@@ -442,7 +444,7 @@ class OCSPResponseBuilder:
         b._extensions, b._produced_at = list(self._extensions), self._produced_at
         return b
 
-    def _single(self, cert_id: tuple, cert_status: OCSPCertStatus, this_update: _dt.datetime,
+    def _single(self, cert_id: tuple[str, bytes, bytes, bytes], cert_status: OCSPCertStatus, this_update: _dt.datetime,
                 next_update: _dt.datetime | None, revocation_time: _dt.datetime | None,
                 revocation_reason: int | None) -> OCSPResponseBuilder:
         st = instance(cert_status, OCSPCertStatus, "cert_status")
@@ -475,7 +477,8 @@ class OCSPResponseBuilder:
                              revocation_reason: int | None) -> OCSPResponseBuilder:
         """An answer for a CertID as a request gave it (a responder answering
         from its database needs no certificate)."""
-        cid = (_hash_name(algorithm), bytes(issuer_name_hash), bytes(issuer_key_hash), _serial(serial_number))
+        cid = (_hash_name(algorithm), as_bytes(issuer_name_hash, "issuer_name_hash"),
+               as_bytes(issuer_key_hash, "issuer_key_hash"), _serial(serial_number))
         return self._single(cid, cert_status, this_update, next_update, revocation_time, revocation_reason)
 
     def responder_id(self, encoding: OCSPResponderEncoding, responder_cert: Any) -> OCSPResponseBuilder:
@@ -520,10 +523,12 @@ class OCSPResponseBuilder:
         is accepted for pyca's signature and must be ``None`` or SM3."""
         from shangmi.x509 import DEFAULT_UID, _sign
 
+        signer = duck(private_key, ("public_key", "sign_digest"), "private_key")
+        u = DEFAULT_UID if uid is None else as_bytes(uid, "uid")
         if algorithm is not None and _hash_name(algorithm) != "sm3":
             raise InvalidInputError("SM2 responses are signed with SM3 (algorithm must be None or SM3)")
         tbs = self.tbs_bytes()
-        sig = _sign(private_key, tbs, DEFAULT_UID if uid is None else uid)
+        sig = _sign(signer, tbs, u)
         return OCSPResponse(_native.ocsp_assemble_response(tbs, sig, [c._c for c in self._certs]))
 
     @classmethod

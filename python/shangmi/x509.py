@@ -589,6 +589,6 @@ def serialize_certificates(certs: Iterable[Certificate], encoding: Literal["pem"
 
 
 # shangmi.x509.ocsp (pyca's place for it); imported last, it uses this module.
-from shangmi import ocsp  # noqa: E402
+from shangmi import ocsp as ocsp  # noqa: E402
 
 _sys.modules[__name__ + ".ocsp"] = ocsp
