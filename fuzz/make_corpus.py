@@ -142,8 +142,30 @@ def seeds() -> dict[str, list[bytes]]:
         "pki_parsers": pki_seeds(),
         "sm9_parsers": sm9_seeds(),
         "pkcs12": pkcs12_seeds(),
+        "ocsp": ocsp_seeds(),
+        "jose": jose_seeds(),
         "selftest_raise": [b"CRASH"],
     }
+
+
+def ocsp_seeds() -> list[bytes]:
+    """OpenSSL- and GmSSL-made requests (selector 0) and responses (1) of tests/vectors/ocsp."""
+    d = HERE.parent / "tests" / "vectors" / "ocsp"
+    return [(b"\x00" if "_req_" in f.name else b"\x01") + f.read_bytes() for f in sorted(d.glob("*.der"))]
+
+
+def jose_seeds() -> list[bytes]:
+    """Tokens of tests/vectors/jose (OpenSSL-signed) under each selector, and ours."""
+    import json
+
+    from shangmi import jose
+
+    d = json.loads((HERE.parent / "tests" / "vectors" / "jose" / "tokens.json").read_text("utf-8"))
+    out = [bytes([i]) + c["token"].encode() for c in d["cases"] for i in range(4)]
+    out.append(b"\x00" + jose.encode(b"{}", KEY).encode())
+    out.append(b"\x01" + jose.encode(b"{}", KEY, alg="GmSM2", scheme="sm2", encoding="der").encode())
+    out.append(b"\x03" + jose.encode_jwt({"sub": "1", "aud": "a"}, b"fuzz secret", alg="HSM3").encode())
+    return out
 
 
 def main() -> None:

@@ -307,6 +307,48 @@ def pkcs12(data: bytes) -> None:
         c.certificate.subject.rfc4514_string()
 
 
+OCSP_VEC = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "ocsp"
+_OCSP_CA: Any = None
+
+
+def ocsp(data: bytes) -> None:
+    """OCSP requests (selector 0) and responses (1; with every accessor and
+    the signature check against the fixtures' CA) from tests/vectors/ocsp."""
+    global _OCSP_CA
+    from shangmi import x509
+    from shangmi.x509 import ocsp as o
+
+    if _OCSP_CA is None:
+        _OCSP_CA = x509.load_pem_x509_certificate((OCSP_VEC / "ca.pem").read_bytes())
+    sel, body = data[0] % 2, data[1:]
+    if sel == 0:
+        r = o.load_der_ocsp_request(body)
+        r.extensions, r.nonce, r.serial_number
+        for c in r.cert_ids:
+            c.matches_issuer(_OCSP_CA)
+        return
+    resp = o.load_der_ocsp_response(body)
+    if resp.response_status is o.OCSPResponseStatus.SUCCESSFUL:
+        resp.responder_name, resp.extensions, resp.certificates
+        for single in resp.responses:
+            single.certificate_status, single.single_extensions, single.matches_issuer(_OCSP_CA)
+        resp.verify(_OCSP_CA)
+
+
+def jose(data: bytes) -> None:
+    """Compact JWS tokens fed to decode under each scheme and encoding."""
+    from shangmi import jose as j
+
+    sel, body = data[0] % 4, data[1:]
+    token = body.decode("latin-1")
+    if sel < 2:
+        j.decode(token, PUB, algorithms={"SM2": "sm2", "GmSM2": "sm2"}, encoding="raw" if sel == 0 else "der")
+    elif sel == 2:
+        j.decode(token, b"fuzz secret", algorithms=["HSM3"])
+    else:
+        j.decode_jwt(token, b"fuzz secret", algorithms=["HSM3"], audience="a", require=["sub"])
+
+
 def selftest_raise(data: bytes) -> None:
     """Deliberately fails on inputs starting with b"CRASH": proves the runner reports findings."""
     if data.startswith(b"CRASH"):
@@ -317,7 +359,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     f.__name__: f
     for f in (
         sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers,
-        sm9_parsers, tlcp_handshake, tlcp_record, pkcs12,
+        sm9_parsers, tlcp_handshake, tlcp_record, pkcs12, ocsp, jose,
     )
 }
 

@@ -37,6 +37,8 @@ MODULES = [
     "shangmi.cms",
     "shangmi.tls",
     "shangmi.pkcs12",
+    "shangmi.jose",
+    "shangmi.x509.ocsp",
     "shangmi.batch",
     "shangmi.exceptions",
     "shangmi.compat",

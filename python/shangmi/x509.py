@@ -29,6 +29,7 @@ Anything with ``public_key()`` and ``sign_digest(e) -> DER signature``
 from __future__ import annotations
 
 import calendar
+import sys as _sys
 import datetime as _dt
 import secrets
 from collections.abc import Iterable, Sequence
@@ -524,7 +525,8 @@ class CertificateRevocationListBuilder:
 def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_roots: Iterable[Certificate], *,
                  at: _dt.datetime | None = None, uid: Buffer | None = None,
                  crls: Iterable[CertificateRevocationList] = (),
-                 crl_max_staleness: _dt.timedelta | None = None) -> list[Certificate]:
+                 crl_max_staleness: _dt.timedelta | None = None,
+                 ocsp_responses: Iterable[ocsp.OCSPResponse] = ()) -> list[Certificate]:
     """Builds and checks the path from ``leaf`` to one of ``trust_roots``:
     name chaining (and key identifiers), every signature, validity at ``at``
     (default now), basicConstraints (CA flag, path length), keyUsage
@@ -538,7 +540,14 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
     (RFC 5280 6.3.3): one past its nextUpdate at ``at`` is refused, naming
     its issuer and dates, unless ``crl_max_staleness`` (a
     :class:`datetime.timedelta`) allows that much time past nextUpdate; one
-    whose thisUpdate is after ``at`` is always refused."""
+    whose thisUpdate is after ``at`` is always refused.
+
+    ``ocsp_responses`` (:mod:`shangmi.x509.ocsp`) are used like CRLs: an
+    answer about a certificate of the path must be signed by its issuer or a
+    responder that issuer delegated to, and fresh by the same rule (the
+    staleness allowance applies); "revoked" refuses the certificate,
+    "unknown" establishes nothing, answers about other certificates are
+    ignored."""
     when = _secs(at, "at") if at is not None else _secs(_dt.datetime.now(_dt.timezone.utc), "at")
     if crl_max_staleness is None:
         staleness = 0
@@ -554,6 +563,7 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
         when,
         uid,
         staleness,
+        [r._r for r in instances(ocsp_responses, ocsp.OCSPResponse, "ocsp_responses")],
     )
     return [Certificate(c) for c in chain]
 
@@ -577,3 +587,8 @@ def serialize_certificates(certs: Iterable[Certificate], encoding: Literal["pem"
     ``openssl crl2pkcs7 -nocrl`` writes it (``encoding`` ``"pem"`` or ``"der"``)."""
     return _native.pkcs7_serialize([c._c for c in instances(certs, Certificate, "certs")], encoding)
 
+
+# shangmi.x509.ocsp (pyca's place for it); imported last, it uses this module.
+from shangmi import ocsp as ocsp  # noqa: E402
+
+_sys.modules[__name__ + ".ocsp"] = ocsp

@@ -40,6 +40,7 @@ mod cpu;
 mod errors;
 mod gil;
 mod keys;
+mod ocsp;
 mod pkcs12;
 mod sm2;
 mod sm3;
@@ -59,6 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     zuc::register(m)?;
     sm2::register(m)?;
     x509::register(m)?;
+    ocsp::register(m)?;
     cms::register(m)?;
     pkcs12::register(m)?;
     sm9::register(m)?;

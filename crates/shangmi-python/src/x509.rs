@@ -466,7 +466,7 @@ fn x509_assemble_crl(tbs: Bytes<'_>, signature: Bytes<'_>) -> PyResult<X509Crl> 
 
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None, crl_max_staleness=Uint(0)))]
+#[pyo3(signature = (leaf, intermediates, roots, crls, at, uid=None, crl_max_staleness=Uint(0), ocsp_responses=None))]
 fn x509_verify_chain(
     py: Python<'_>,
     leaf: Arg<Py<X509Certificate>>,
@@ -476,12 +476,16 @@ fn x509_verify_chain(
     at: Arg<i64>,
     uid: Option<Bytes<'_>>,
     crl_max_staleness: Uint<u64>,
+    ocsp_responses: Option<Arg<Vec<PyRef<'_, crate::ocsp::PyOcspResponse>>>>,
 ) -> PyResult<Vec<X509Certificate>> {
     let inter: Vec<Certificate> = intermediates.iter().map(|c| c.inner.clone()).collect();
     let roots: Vec<Certificate> = roots.iter().map(|c| c.inner.clone()).collect();
     let crls: Vec<Crl> = crls.iter().map(|c| c.inner.clone()).collect();
+    let ocsp: Vec<x509::ocsp::OcspResponse> =
+        ocsp_responses.map(|l| l.iter().map(|r| r.inner.clone()).collect()).unwrap_or_default();
     let opts = x509::Options { at: at.0, uid: opt_uid(&uid), crl_max_staleness: crl_max_staleness.0 };
-    let chain = py.detach(|| x509::verify_chain(&leaf.get().inner, &inter, &roots, &crls, opts)).py_err()?;
+    let chain =
+        py.detach(|| x509::verify_chain_with_ocsp(&leaf.get().inner, &inter, &roots, &crls, &ocsp, opts)).py_err()?;
     Ok(chain.into_iter().map(|inner| X509Certificate { inner }).collect())
 }
 

@@ -378,6 +378,17 @@ pub const AUTHORITY_KEY_IDENTIFIER: O = O::new_unwrap("2.5.29.35");
 /// 2.5.29.37: extKeyUsage.
 pub const EXTENDED_KEY_USAGE: O = O::new_unwrap("2.5.29.37");
 
+// ---------------------------------------------------------------- OCSP (RFC 6960)
+
+/// 1.3.6.1.5.5.7.3.9: id-kp-OCSPSigning, the extKeyUsage purpose of a delegated OCSP responder (RFC 6960 4.2.2.2).
+pub const KP_OCSP_SIGNING: O = O::new_unwrap("1.3.6.1.5.5.7.3.9");
+/// 1.3.6.1.5.5.7.48.1.1: id-pkix-ocsp-basic, the BasicOCSPResponse response type (RFC 6960 4.2.1).
+pub const OCSP_BASIC: O = O::new_unwrap("1.3.6.1.5.5.7.48.1.1");
+/// 1.3.6.1.5.5.7.48.1.2: id-pkix-ocsp-nonce (RFC 6960 4.4.1, RFC 8954).
+pub const OCSP_NONCE: O = O::new_unwrap("1.3.6.1.5.5.7.48.1.2");
+/// 1.3.6.1.5.5.7.48.1.5: id-pkix-ocsp-nocheck, on delegated responder certificates (RFC 6960 4.2.2.2.1).
+pub const OCSP_NO_CHECK: O = O::new_unwrap("1.3.6.1.5.5.7.48.1.5");
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@
 //! | [`path`] | chain building and validation |
 //! | [`hostname`] | RFC 6125 host name checks |
 //! | [`pkcs7`] | certs-only PKCS#7 (`.p7b`) read and written |
+//! | [`ocsp`] | OCSP requests and responses (RFC 6960), built, parsed, verified |
 
 pub(crate) use signed::pem_one;
 pub mod builder;
@@ -29,6 +30,7 @@ pub mod ext_value;
 pub mod extensions;
 pub mod hostname;
 pub mod name;
+pub mod ocsp;
 pub mod path;
 pub mod pkcs7;
 mod signed;
@@ -43,7 +45,7 @@ pub use ext_value::{ExtKind, ExtValue};
 pub use extensions::{Extension, GeneralName};
 pub use hostname::verify_hostname;
 pub use name::{Attribute, Name};
-pub use path::{verify_chain, Options};
+pub use path::{verify_chain, verify_chain_with_ocsp, Options};
 pub use signed::{signing_digest, SignedObject, UID_CONVENTIONS};
 
 /// Parses a dotted object identifier.

@@ -18,6 +18,7 @@ use super::certificate::Certificate;
 use super::crl::Crl;
 use super::extensions::{key_usage, UNDERSTOOD};
 use super::name::hex;
+use super::ocsp::{CertStatus, OcspResponse};
 use crate::{Error, Result};
 
 /// The longest path tried (leaf and anchor included); also bounds the search.
@@ -268,6 +269,59 @@ fn check_revocation(chain: &[&Certificate], crls: &[Crl], opts: Options<'_>) -> 
     Ok(())
 }
 
+/// OCSP answers are used like CRLs: a response about a certificate of the
+/// path must be signed by its issuer or a responder that issuer delegated
+/// to, and fresh by the CRL rule (thisUpdate not after the validation time,
+/// nextUpdate not passed by more than the staleness allowance); "revoked"
+/// refuses the certificate, "unknown" establishes nothing.
+fn check_ocsp(chain: &[&Certificate], responses: &[OcspResponse], opts: Options<'_>) -> Result<()> {
+    use crate::encoding::der::format_time;
+    for (i, cert) in chain.iter().enumerate().take(chain.len() - 1) {
+        let issuer = chain[i + 1];
+        for resp in responses {
+            let Ok(data) = resp.data() else { continue };
+            for single in data.responses.iter().filter(|s| s.cert_id.matches(cert, issuer)) {
+                resp.verify(issuer, &[], opts.at, opts.uid)
+                    .map_err(|e| refuse(cert, format!("its OCSP response cannot be used: {e}")))?;
+                let dates = match single.next_update {
+                    Some(n) => format!("thisUpdate {}, nextUpdate {}", format_time(single.this_update), format_time(n)),
+                    None => format!("thisUpdate {}, no nextUpdate", format_time(single.this_update)),
+                };
+                if single.this_update > opts.at {
+                    return Err(refuse(
+                        cert,
+                        format!("its OCSP response is not yet valid ({dates}; checked at {})", format_time(opts.at)),
+                    ));
+                }
+                if let Some(next) = single.next_update {
+                    let limit = i64::try_from(opts.crl_max_staleness).map_or(i64::MAX, |a| next.saturating_add(a));
+                    if opts.at > limit {
+                        return Err(refuse(
+                            cert,
+                            format!(
+                                "its OCSP response has expired ({dates}; checked at {}): a response past its nextUpdate cannot establish revocation status; pass a staleness allowance to use it anyway",
+                                format_time(opts.at)
+                            ),
+                        ));
+                    }
+                }
+                if let CertStatus::Revoked { time, .. } = single.status {
+                    return Err(refuse(
+                        cert,
+                        format!(
+                            "revoked (serial {}, OCSP response of '{}', since {})",
+                            hex(cert.serial()),
+                            issuer.subject().rfc4514(),
+                            format_time(time)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Validates `leaf` up to one of `roots` and returns the path, leaf first,
 /// trust anchor last (just the leaf when it is itself a trust root). The
 /// anchor's own signature is not checked: it is trusted as given.
@@ -276,6 +330,19 @@ pub fn verify_chain(
     intermediates: &[Certificate],
     roots: &[Certificate],
     crls: &[Crl],
+    opts: Options<'_>,
+) -> Result<Vec<Certificate>> {
+    verify_chain_with_ocsp(leaf, intermediates, roots, crls, &[], opts)
+}
+
+/// [`verify_chain`] that also uses OCSP responses for revocation (see
+/// `check_ocsp` above: like CRLs, revoked refuses, stale is an error).
+pub fn verify_chain_with_ocsp(
+    leaf: &Certificate,
+    intermediates: &[Certificate],
+    roots: &[Certificate],
+    crls: &[Crl],
+    ocsp: &[OcspResponse],
     opts: Options<'_>,
 ) -> Result<Vec<Certificate>> {
     if roots.is_empty() {
@@ -303,5 +370,6 @@ pub fn verify_chain(
         }
     }
     check_revocation(&chain, crls, opts)?;
+    check_ocsp(&chain, ocsp, opts)?;
     Ok(chain.into_iter().cloned().collect())
 }

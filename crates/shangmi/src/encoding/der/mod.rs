@@ -36,7 +36,9 @@ mod writer;
 
 pub use reader::{bit_string_bytes, single, Reader, Tlv, MAX_DEPTH};
 pub use tags::*;
-pub use time::{civil_from_days, days_from_civil, encode_time, format_time, parse_time, MAX_TIME, MIN_TIME};
+pub use time::{
+    civil_from_days, days_from_civil, encode_generalized_time, encode_time, format_time, parse_time, MAX_TIME, MIN_TIME,
+};
 pub use writer::*;
 
 pub use super::oid::ObjectIdentifier;

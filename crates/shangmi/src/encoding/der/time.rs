@@ -105,6 +105,18 @@ pub fn encode_time(secs: i64) -> Result<Vec<u8>> {
     }
 }
 
+/// A GeneralizedTime ("YYYYMMDDHHMMSSZ") whatever the year, for the
+/// structures that require it (OCSP's producedAt, thisUpdate, nextUpdate).
+pub fn encode_generalized_time(secs: i64) -> Result<Vec<u8>> {
+    if !(MIN_TIME..=MAX_TIME).contains(&secs) {
+        return Err(Error::invalid(format!("time {secs} is outside years 1 to 9999")));
+    }
+    let (y, mo, d) = civil_from_days(secs.div_euclid(86400));
+    let sod = secs.rem_euclid(86400);
+    let text = format!("{y:04}{mo:02}{d:02}{:02}{:02}{:02}Z", sod / 3600, sod / 60 % 60, sod % 60);
+    Ok(tlv(GENERALIZED_TIME, text.as_bytes()))
+}
+
 /// "2026-12-01 19:49:01 UTC" for messages.
 pub fn format_time(secs: i64) -> String {
     let (y, mo, d) = civil_from_days(secs.div_euclid(86400));
