@@ -182,7 +182,7 @@ def openssl4_client(port: int, *, ca: str | os.PathLike[str] | None, server_name
                     cert: str | os.PathLike[str] | None = None, key: str | os.PathLike[str] | None = None,
                     count: int = 1, message: str = "hello from openssl4", timeout: float = 30.0) -> list[ConnRecord]:
     """Runs an OpenSSL 4 client process making ``count`` connections to
-    127.0.0.1:``port`` (each after the first offering the previous session);
+    127.0.0.1:``port`` (each after the first offering the session of the one before);
     verifies the server's chain against ``ca`` and its name against
     ``server_name``."""
     args = ["client", "--port", str(port), "--servername", server_name, "--count", str(count),

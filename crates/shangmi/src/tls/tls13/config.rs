@@ -119,6 +119,7 @@ impl ClientConfig {
             roots: self.roots.clone(),
             uid: self.sm2_id.clone(),
             now: self.now,
+            validated: Default::default(),
         });
         let verifier = ServerVerifier { check, check_hostname: self.check_hostname };
         let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider_with(&self.suites, source)))
@@ -233,7 +234,12 @@ impl ServerConfig {
             return Err(Error::invalid("TLS 1.3 server needs a certificate"));
         }
         let verifier = ClientVerifier {
-            check: Check { roots: self.roots.clone(), uid: self.sm2_id.clone(), now: self.now },
+            check: Check {
+                roots: self.roots.clone(),
+                uid: self.sm2_id.clone(),
+                now: self.now,
+                validated: Default::default(),
+            },
             offer: self.verify_mode != VerifyMode::None,
             mandatory: self.verify_mode == VerifyMode::Required,
         };
