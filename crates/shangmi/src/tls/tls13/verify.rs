@@ -77,8 +77,11 @@ const VALIDATED_CAPACITY: usize = 64;
 /// changed (cloned) starts with an empty one.
 #[derive(Debug, Default)]
 pub(crate) struct Validated {
-    inner: Mutex<(HashMap<[u8; 32], (i64, i64)>, VecDeque<[u8; 32]>)>,
+    inner: Mutex<Entries>,
 }
+
+/// Validity windows by key, and the keys in insertion order (for eviction).
+type Entries = (HashMap<[u8; 32], (i64, i64)>, VecDeque<[u8; 32]>);
 
 impl Validated {
     fn key(roots: &[Certificate], uid: Option<&[u8]>, sent: &[&[u8]]) -> [u8; 32] {
