@@ -6,6 +6,9 @@
   (``pip install shangmi[test]``).
 - ``tongsuo_server``: a factory starting :class:`tongsuo_peer.TongsuoServer`
   instances that are stopped after the test, whatever happens.
+- ``openssl4``: the ``openssl4_peer`` module (the OpenSSL 4 inside PyPI's
+  ``cryptography``, driven by ``pyOpenSSL``); fails in CI and skips elsewhere
+  when pyOpenSSL is missing, as ``tongsuo`` does.
 - ``gmssl_bin`` / ``tongsuo_bin``: GmSSL's ``gmssl`` and Tongsuo's ``openssl``
   from ``$SHANGMI_GMSSL`` / ``$SHANGMI_TONGSUO`` (built by scripts/peers.sh);
   the test is skipped when the variable is unset.
@@ -44,6 +47,17 @@ def tongsuo() -> ModuleType:
             pytest.fail("CI must have tongsuopy (the test extra): the live Tongsuo peer is not optional there")
         pytest.skip("tongsuopy is not installed (pip install shangmi[test])")
     return tongsuo_peer
+
+
+@pytest.fixture(scope="session")
+def openssl4() -> ModuleType:
+    import openssl4_peer
+
+    if not openssl4_peer.available():
+        if os.environ.get("CI"):
+            pytest.fail("CI must have pyOpenSSL (the test extra): the live OpenSSL 4 peer is not optional there")
+        pytest.skip("pyOpenSSL is not installed (pip install shangmi[test])")
+    return openssl4_peer
 
 
 @pytest.fixture

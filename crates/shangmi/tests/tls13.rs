@@ -215,6 +215,30 @@ fn host_name_mismatch_is_refused() {
     pump(&mut c, &mut s).unwrap();
 }
 
+/// A configuration remembers chains it validated (no SM2 checks of the
+/// same chain on the next handshake), but the host name is still checked
+/// on every handshake, and another configuration remembers nothing.
+#[test]
+fn a_remembered_chain_still_has_its_host_name_checked() {
+    let scfg = Arc::new(server_cfg());
+    let ccfg = Arc::new(client_cfg());
+    let mut c = Connection::client(ccfg.clone(), Some("localhost")).unwrap();
+    let mut s = Connection::server(scfg.clone()).unwrap();
+    pump(&mut c, &mut s).unwrap();
+    let mut c = Connection::client(ccfg.clone(), Some("localhost")).unwrap();
+    let mut s = Connection::server(scfg.clone()).unwrap();
+    pump(&mut c, &mut s).unwrap();
+    let mut c = Connection::client(ccfg, Some("wrong.example")).unwrap();
+    let mut s = Connection::server(scfg.clone()).unwrap();
+    let e = pump(&mut c, &mut s).unwrap_err();
+    assert!(matches!(&e, Error::CertificateVerify(m) if m.contains("wrong.example")), "{e:?}");
+    let mut other = client_cfg();
+    other.roots = certs("other-ca.pem");
+    let mut c = Connection::client(Arc::new(other), Some("localhost")).unwrap();
+    let mut s = Connection::server(scfg).unwrap();
+    assert!(matches!(pump(&mut c, &mut s).unwrap_err(), Error::CertificateVerify(_)));
+}
+
 #[test]
 fn server_hears_the_alert() {
     let mut c = Connection::client(Arc::new(client_cfg()), Some("wrong.example")).unwrap();

@@ -4,14 +4,23 @@
 //!
 //! - `SHANGMI_TONGSUO`: Tongsuo's `openssl s_server` / `s_client`.
 //! - `SHANGMI_GMSSL`: GmSSL 3's `tls13_server` / `tls13_client`. Measured
-//!   2026-12-07 with GmSSL 3.3 (built from source): both directions fail on
-//!   GmSSL's side, so these tests are `#[ignore]`d: its server refuses
-//!   rustls's RFC 6066 status_request extension (it parses one length-
-//!   prefixed list where the RFC has two: responder_id_list and
-//!   request_extensions, `tls_ocsp.c` tls_client_status_request_from_bytes),
-//!   and its client refuses a record carrying more than one handshake
-//!   message (rustls sends EncryptedExtensions..Finished in one record;
-//!   `tls.c` tls_record_get_handshake). Neither is configurable in rustls.
+//!   2026-12-07 with GmSSL 3.3.0-dev (guanzhi/GmSSL @24ae482, built from
+//!   source): both directions fail on GmSSL's side, so these tests are
+//!   `#[ignore]`d (run them with `--ignored` to see GmSSL's error trace):
+//!   - its server stops in `tls_client_status_request_from_bytes`
+//!     (`src/tls_ocsp.c`, at `tls_length_is_zero`): rustls 0.23 always
+//!     sends RFC 6066's status_request as `01 0000 0000` (status type, then
+//!     the two vectors responder_id_list and request_extensions); GmSSL
+//!     reads one vector and requires the extension to end there;
+//!   - its client stops in `tls_record_get_handshake` (`src/tls.c`, the
+//!     check that a record's length is its one handshake message's length)
+//!     from `tls13_recv_encrypted_extensions`: rustls sends
+//!     EncryptedExtensions..Finished as one flight in one record (RFC 8446
+//!     §5.1 allows it), GmSSL reads one message per record.
+//!
+//!   Neither is configurable in rustls 0.23, and neither can be mended by
+//!   the provider (one record in, one record out) or the channel (the
+//!   ClientHello is in the transcript hash): docs/tls.md, "TLS 1.3 interop".
 
 mod common;
 

@@ -2,7 +2,8 @@
 //! has no use for), resumable sessions, and the rustls configurations built
 //! from them.
 
-use super::provider::{provider, Sm2SigningKey, SM2SIG_SM3};
+use super::provider::{provider_with, Sm2SigningKey, SM2SIG_SM3};
+use super::rng::Source;
 use super::suites::CipherSuite;
 use super::verify::{Check, ClientVerifier, ServerVerifier};
 use crate::sm4::Gcm;
@@ -85,12 +86,20 @@ impl ClientConfig {
     }
 
     /// The rustls configuration of one connection to `server_name`, whose
-    /// tickets land in (and whose resumed session comes from) `store`.
-    pub(crate) fn rustls(&self, server_name: Option<&str>, store: Arc<TicketSlot>) -> Result<rustls::ClientConfig> {
+    /// tickets land in (and whose resumed session comes from) `store`, its
+    /// random bytes from `source` (an injected source gets a configuration
+    /// of its own).
+    pub(crate) fn rustls(
+        &self,
+        server_name: Option<&str>,
+        store: Arc<TicketSlot>,
+        source: &Source,
+    ) -> Result<rustls::ClientConfig> {
         let base = match self.built.get() {
+            _ if !source.is_os() => Arc::new(self.build(source)?),
             Some(b) => b.clone(),
             None => {
-                let b = Arc::new(self.build()?);
+                let b = Arc::new(self.build(source)?);
                 self.built.get_or_init(|| b).clone()
             }
         };
@@ -102,7 +111,7 @@ impl ClientConfig {
 
     /// The parts shared by every connection: rustls resumes a ticket only
     /// with the very verifier and certificate resolver that made it.
-    fn build(&self) -> Result<rustls::ClientConfig> {
+    fn build(&self, source: &Source) -> Result<rustls::ClientConfig> {
         if self.suites.is_empty() {
             return Err(Error::invalid("TLS 1.3 client configuration offers no cipher suites"));
         }
@@ -110,18 +119,22 @@ impl ClientConfig {
             roots: self.roots.clone(),
             uid: self.sm2_id.clone(),
             now: self.now,
+            validated: Default::default(),
         });
         let verifier = ServerVerifier { check, check_hostname: self.check_hostname };
-        let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider(&self.suites)))
+        let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider_with(&self.suites, source)))
             .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| tls_err("TLS 1.3 client configuration", e))?
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(verifier));
         let mut rc = match &self.sign_identity {
-            Some(id) => builder.with_client_cert_resolver(Arc::new(ClientCert(certified_key(id)))),
+            Some(id) => builder.with_client_cert_resolver(Arc::new(ClientCert(certified_key(id, source)))),
             None => builder.with_no_client_auth(),
         };
         rc.enable_early_data = false;
+        if let (false, Some(now)) = (source.is_os(), self.now) {
+            rc.time_provider = Arc::new(FixedTime(now));
+        }
         Ok(rc)
     }
 }
@@ -200,16 +213,20 @@ impl ServerConfig {
         Ok(c)
     }
 
-    /// The rustls configuration, built on first use and kept.
-    pub(crate) fn rustls(&self) -> Result<Arc<rustls::ServerConfig>> {
+    /// The rustls configuration, built on first use and kept; an injected
+    /// `source` gets one of its own (with its own ticket key).
+    pub(crate) fn rustls(&self, source: &Source) -> Result<Arc<rustls::ServerConfig>> {
+        if !source.is_os() {
+            return Ok(Arc::new(self.build(source)?));
+        }
         if let Some(c) = self.built.get() {
             return Ok(c.clone());
         }
-        let c = Arc::new(self.build()?);
+        let c = Arc::new(self.build(source)?);
         Ok(self.built.get_or_init(|| c).clone())
     }
 
-    fn build(&self) -> Result<rustls::ServerConfig> {
+    fn build(&self, source: &Source) -> Result<rustls::ServerConfig> {
         if self.suites.is_empty() {
             return Err(Error::invalid("TLS 1.3 server configuration accepts no cipher suites"));
         }
@@ -217,21 +234,35 @@ impl ServerConfig {
             return Err(Error::invalid("TLS 1.3 server needs a certificate"));
         }
         let verifier = ClientVerifier {
-            check: Check { roots: self.roots.clone(), uid: self.sm2_id.clone(), now: self.now },
+            check: Check {
+                roots: self.roots.clone(),
+                uid: self.sm2_id.clone(),
+                now: self.now,
+                validated: Default::default(),
+            },
             offer: self.verify_mode != VerifyMode::None,
             mandatory: self.verify_mode == VerifyMode::Required,
         };
-        let mut rc = rustls::ServerConfig::builder_with_provider(Arc::new(provider(&self.suites)))
+        let mut rc = rustls::ServerConfig::builder_with_provider(Arc::new(provider_with(&self.suites, source)))
             .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| tls_err("TLS 1.3 server configuration", e))?
             .with_client_cert_verifier(Arc::new(verifier))
-            .with_cert_resolver(Arc::new(ServerCert(certified_key(&self.sign_identity))));
+            .with_cert_resolver(Arc::new(ServerCert(certified_key(&self.sign_identity, source))));
         rc.send_tls13_tickets = self.tickets;
-        if self.tickets > 0 {
+        if self.tickets > 0 && source.is_os() {
             rc.ticketer = Arc::new(
                 rustls::TicketRotator::new(6 * 3600, Sm4Ticketer::generate)
                     .map_err(|e| tls_err("TLS 1.3 session ticket keys", e))?,
             );
+        } else if self.tickets > 0 {
+            // One key drawn from the injected source, no rotation (a test connection).
+            rc.ticketer = Sm4Ticketer::from_source(source.clone())
+                .map(Arc::from)
+                .map_err(|e| tls_err("TLS 1.3 session ticket keys", e.into()))?;
+        }
+        if let (false, Some(now)) = (source.is_os(), self.now) {
+            // Tickets carry their issue time: a replayed connection must see the recorded clock.
+            rc.time_provider = Arc::new(FixedTime(now));
         }
         rc.max_early_data_size = 0;
         rc.ignore_client_order = true;
@@ -239,9 +270,21 @@ impl ServerConfig {
     }
 }
 
-fn certified_key(id: &Identity) -> Arc<CertifiedKey> {
+fn certified_key(id: &Identity, source: &Source) -> Arc<CertifiedKey> {
     let chain = id.chain.iter().map(|c| CertificateDer::from(c.to_der().to_vec())).collect();
-    Arc::new(CertifiedKey::new(chain, Arc::new(Sm2SigningKey(Arc::new(id.key.clone())))))
+    Arc::new(CertifiedKey::new(chain, Arc::new(Sm2SigningKey(Arc::new(id.key.clone()), source.clone()))))
+}
+
+/// A clock stopped at `now` (Unix seconds): rustls's time for the
+/// connections of an injected source, so tickets replay byte for byte.
+#[derive(Debug)]
+struct FixedTime(i64);
+
+impl rustls::time_provider::TimeProvider for FixedTime {
+    fn current_time(&self) -> Option<rustls::pki_types::UnixTime> {
+        let secs = u64::try_from(self.0).ok()?;
+        Some(rustls::pki_types::UnixTime::since_unix_epoch(std::time::Duration::from_secs(secs)))
+    }
 }
 
 #[derive(Debug)]
@@ -269,6 +312,7 @@ impl ResolvesServerCert for ServerCert {
 /// (a fresh random 12-byte nonce per ticket).
 struct Sm4Ticketer {
     gcm: Gcm,
+    source: Source,
 }
 
 impl std::fmt::Debug for Sm4Ticketer {
@@ -281,10 +325,14 @@ const TICKET_AAD: &[u8] = b"shangmi tls13 ticket";
 
 impl Sm4Ticketer {
     fn generate() -> std::result::Result<Box<dyn ProducesTickets>, GetRandomFailed> {
+        Self::from_source(Source::Os)
+    }
+
+    fn from_source(source: Source) -> std::result::Result<Box<dyn ProducesTickets>, GetRandomFailed> {
         let mut key = Zeroizing::new([0u8; 16]);
-        crate::rand::fill(&mut key[..]).map_err(|_| GetRandomFailed)?;
+        source.fill(&mut key[..]).map_err(|_| GetRandomFailed)?;
         let gcm = Gcm::new(&key[..], 16).map_err(|_| GetRandomFailed)?;
-        Ok(Box::new(Sm4Ticketer { gcm }))
+        Ok(Box::new(Sm4Ticketer { gcm, source }))
     }
 }
 
@@ -297,7 +345,7 @@ impl ProducesTickets for Sm4Ticketer {
     }
     fn encrypt(&self, plain: &[u8]) -> Option<Vec<u8>> {
         let mut nonce = [0u8; 12];
-        crate::rand::fill(&mut nonce).ok()?;
+        self.source.fill(&mut nonce).ok()?;
         let ct = self.gcm.encrypt(&nonce, TICKET_AAD, plain).ok()?;
         let mut out = Vec::with_capacity(12 + ct.len());
         out.extend_from_slice(&nonce);

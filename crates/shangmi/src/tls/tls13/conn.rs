@@ -3,6 +3,7 @@
 //! as TLCP's engine, with rustls's errors turned into shangmi's.
 
 use super::config::{ClientConfig, ServerConfig, Session, TicketSlot};
+use super::rng::Source;
 use super::suites::CipherSuite;
 use super::verify::take_refusal;
 use crate::x509::Certificate;
@@ -108,14 +109,19 @@ impl Connection {
         }
     }
 
-    fn start_client(cfg: Arc<ClientConfig>, server_name: Option<&str>, resume: Option<Session>) -> Result<Self> {
+    fn start_client(
+        cfg: Arc<ClientConfig>,
+        server_name: Option<&str>,
+        resume: Option<Session>,
+        source: &Source,
+    ) -> Result<Self> {
         let mut slot = TicketSlot::default();
         // A session is offered only to the server name it was made for.
         slot.resume = resume
             .filter(|s| s.server_name.as_deref() == server_name && cfg.suites.contains(&s.suite))
             .map(|s| s.tickets);
         let slot = Arc::new(slot);
-        let rc = cfg.rustls(server_name, slot.clone())?;
+        let rc = cfg.rustls(server_name, slot.clone(), source)?;
         let conn = rustls::ClientConnection::new(Arc::new(rc), rustls_server_name(server_name)?).map_err(map_error)?;
         Ok(Self::new(Inner::Client { conn, slot }, server_name.map(str::to_string)))
     }
@@ -123,20 +129,44 @@ impl Connection {
     /// A client connection; `server_name` is sent as SNI (unless it is an
     /// IP address) and checked against the server's certificate.
     pub fn client(cfg: Arc<ClientConfig>, server_name: Option<&str>) -> Result<Self> {
-        Self::start_client(cfg, server_name, None)
+        Self::start_client(cfg, server_name, None, &Source::Os)
     }
 
     /// A client connection offering to resume `s` (a previous connection's
     /// [`Self::session`]) by its ticket (PSK with (EC)DHE); a full
     /// handshake follows if the server declines.
     pub fn client_resume(cfg: Arc<ClientConfig>, server_name: Option<&str>, s: Session) -> Result<Self> {
-        Self::start_client(cfg, server_name, Some(s))
+        Self::start_client(cfg, server_name, Some(s), &Source::Os)
     }
 
     /// A server connection.
     pub fn server(cfg: Arc<ServerConfig>) -> Result<Self> {
-        let conn = rustls::ServerConnection::new(cfg.rustls()?).map_err(map_error)?;
+        Self::start_server(cfg, &Source::Os)
+    }
+
+    fn start_server(cfg: Arc<ServerConfig>, source: &Source) -> Result<Self> {
+        let conn = rustls::ServerConnection::new(cfg.rustls(source)?).map_err(map_error)?;
         Ok(Self::new(Inner::Server(conn), None))
+    }
+
+    /// Test builds only: [`Self::client`] drawing every random byte (hello
+    /// random, legacy session ID, key shares, signature hedging seeds) from
+    /// `rng`, for transcript replay.
+    #[cfg(feature = "test-rng")]
+    pub fn client_with_rng(
+        cfg: Arc<ClientConfig>,
+        server_name: Option<&str>,
+        rng: crate::tls::tlcp::RngFn,
+    ) -> Result<Self> {
+        Self::start_client(cfg, server_name, None, &Source::injected(rng))
+    }
+
+    /// Test builds only: [`Self::server`] drawing every random byte (also
+    /// the ticket key and nonces; tickets dated by the configuration's
+    /// `now`) from `rng`, for transcript replay.
+    #[cfg(feature = "test-rng")]
+    pub fn server_with_rng(cfg: Arc<ServerConfig>, rng: crate::tls::tlcp::RngFn) -> Result<Self> {
+        Self::start_server(cfg, &Source::injected(rng))
     }
 
     /// Records a failure; every later call reports the same error.

@@ -8,6 +8,7 @@
 //! | `suites` | TLS_SM4_GCM_SM3 and TLS_SM4_CCM_SM3 and their names |
 //! | `provider` | the rustls provider: SM3, HKDF-SM3, SM4-GCM/CCM records, curveSM2, sm2sig_sm3 |
 //! | `verify` | server and client certificate verifiers, CertificateVerify |
+//! | `rng` | the connection's random source (OS, or injected in test builds) |
 //! | `config` | client and server configuration, tickets, sessions |
 //! | `conn` | [`Connection`] over rustls's connections |
 //!
@@ -19,6 +20,7 @@
 mod config;
 mod conn;
 mod provider;
+mod rng;
 mod suites;
 mod verify;
 

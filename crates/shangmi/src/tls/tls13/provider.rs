@@ -3,6 +3,7 @@
 //! SM4-GCM and SM4-CCM as the record AEADs, curveSM2 ECDHE, sm2sig_sm3
 //! signatures, and the OS random source.
 
+use super::rng::Source;
 use super::suites::CipherSuite;
 use crate::encoding::sm2::{signature_from_der, signature_to_der};
 use crate::sm2::{PrivateKey, PublicKey};
@@ -273,7 +274,7 @@ pub(crate) fn rustls_suite(s: CipherSuite) -> SupportedCipherSuite {
 /// curveSM2 ECDHE (RFC 8998 §3.1): uncompressed 65-byte key shares, the
 /// shared secret is the x-coordinate of d·Q.
 #[derive(Debug)]
-pub(crate) struct CurveSm2;
+pub(crate) struct CurveSm2(Source);
 
 struct CurveSm2Active {
     key: PrivateKey,
@@ -306,7 +307,7 @@ pub fn ecdh_x(own: &PrivateKey, peer: &[u8]) -> crate::Result<Zeroizing<[u8; 32]
 
 impl SupportedKxGroup for CurveSm2 {
     fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, rustls::Error> {
-        let key = PrivateKey::generate().map_err(|_| rustls::Error::FailedToGetRandomBytes)?;
+        let key = self.0.sm2_key().map_err(|_| rustls::Error::FailedToGetRandomBytes)?;
         let mut public = [0u8; 65];
         public.copy_from_slice(&key.public_key().to_bytes(false));
         Ok(Box::new(CurveSm2Active { key, public }))
@@ -333,21 +334,23 @@ impl ActiveKeyExchange for CurveSm2Active {
     }
 }
 
-pub(crate) static CURVE_SM2_KX: CurveSm2 = CurveSm2;
+pub(crate) static CURVE_SM2_KX: CurveSm2 = CurveSm2(Source::Os);
 
 // ---- signatures ----
 
 /// An SM2 key signing CertificateVerify as sm2sig_sm3 (DER-encoded r, s;
-/// the RFC 8998 SM2 ID).
+/// the RFC 8998 SM2 ID), its hedging seeds from the source.
 #[derive(Debug)]
-pub(crate) struct Sm2SigningKey(pub(crate) Arc<PrivateKey>);
+pub(crate) struct Sm2SigningKey(pub(crate) Arc<PrivateKey>, pub(crate) Source);
 
 #[derive(Debug)]
-struct Sm2Signer(Arc<PrivateKey>);
+struct Sm2Signer(Arc<PrivateKey>, Source);
 
 impl rustls::sign::SigningKey for Sm2SigningKey {
     fn choose_scheme(&self, offered: &[SignatureScheme]) -> Option<Box<dyn rustls::sign::Signer>> {
-        offered.contains(&SM2SIG_SM3).then(|| Box::new(Sm2Signer(self.0.clone())) as Box<dyn rustls::sign::Signer>)
+        offered
+            .contains(&SM2SIG_SM3)
+            .then(|| Box::new(Sm2Signer(self.0.clone(), self.1.clone())) as Box<dyn rustls::sign::Signer>)
     }
     fn algorithm(&self) -> SignatureAlgorithm {
         SignatureAlgorithm::ECDSA
@@ -356,7 +359,15 @@ impl rustls::sign::SigningKey for Sm2SigningKey {
 
 impl rustls::sign::Signer for Sm2Signer {
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, rustls::Error> {
-        let sig = self.0.sign(message, TLS13_SM2_ID).map_err(|e| err(format!("SM2 signing failed: {e}")))?;
+        let sig = if self.1.is_os() {
+            self.0.sign(message, TLS13_SM2_ID)
+        } else {
+            self.0.public_key().z(TLS13_SM2_ID).and_then(|z| {
+                let e = crate::sm3::hash_parts(&[&z, message]);
+                self.0.sign_digest_seeded(&e, &mut |b| self.1.fill(b))
+            })
+        };
+        let sig = sig.map_err(|e| err(format!("SM2 signing failed: {e}")))?;
         Ok(signature_to_der(&sig))
     }
     fn scheme(&self) -> SignatureScheme {
@@ -376,11 +387,11 @@ pub(crate) fn verify_sm2sig(key: &PublicKey, message: &[u8], der: &[u8]) -> crat
 // ---- random, keys, the provider ----
 
 #[derive(Debug)]
-struct OsRandom;
+struct SourceRandom(Source);
 
-impl SecureRandom for OsRandom {
+impl SecureRandom for SourceRandom {
     fn fill(&self, buf: &mut [u8]) -> Result<(), GetRandomFailed> {
-        crate::rand::fill(buf).map_err(|_| GetRandomFailed)
+        self.0.fill(buf).map_err(|_| GetRandomFailed)
     }
 }
 
@@ -394,22 +405,36 @@ impl KeyProvider for Sm2KeyProvider {
     ) -> Result<Arc<dyn rustls::sign::SigningKey>, rustls::Error> {
         let key = crate::encoding::sm2::private_key_from_der(key_der.secret_der(), None)
             .map_err(|e| err(format!("not an SM2 private key: {e}")))?;
-        Ok(Arc::new(Sm2SigningKey(Arc::new(key))))
+        Ok(Arc::new(Sm2SigningKey(Arc::new(key), Source::Os)))
     }
 }
 
-static OS_RANDOM: OsRandom = OsRandom;
+static OS_RANDOM: SourceRandom = SourceRandom(Source::Os);
 static SM2_KEYS: Sm2KeyProvider = Sm2KeyProvider;
 
 /// The provider offering `suites` (in order), curveSM2 only, and no
 /// webpki signature algorithms (certificates are checked by shangmi's own
 /// verifiers, never by webpki).
 pub fn provider(suites: &[CipherSuite]) -> CryptoProvider {
+    provider_with(suites, &Source::Os)
+}
+
+/// [`provider`] drawing every random byte from `source`.
+pub(crate) fn provider_with(suites: &[CipherSuite], source: &Source) -> CryptoProvider {
+    let (secure_random, kx): (&'static dyn SecureRandom, &'static dyn SupportedKxGroup) = match source {
+        Source::Os => (&OS_RANDOM, &CURVE_SM2_KX),
+        // rustls takes a provider's generator and groups by `&'static`: an
+        // injected source (test builds only, one per test connection) is leaked.
+        #[cfg(feature = "test-rng")]
+        Source::Injected(_) => {
+            (Box::leak(Box::new(SourceRandom(source.clone()))), Box::leak(Box::new(CurveSm2(source.clone()))))
+        }
+    };
     CryptoProvider {
         cipher_suites: suites.iter().map(|s| rustls_suite(*s)).collect(),
-        kx_groups: vec![&CURVE_SM2_KX],
+        kx_groups: vec![kx],
         signature_verification_algorithms: WebPkiSupportedAlgorithms { all: &[], mapping: &[] },
-        secure_random: &OS_RANDOM,
+        secure_random,
         key_provider: &SM2_KEYS,
     }
 }
