@@ -10,6 +10,7 @@ pub mod channel;
 mod names;
 pub mod tlcp;
 pub mod tls13;
+mod validated;
 
 pub use channel::{Channel, ChannelSession, ClientChannelConfig, ClientSettings, ServerChannelConfig, ServerSettings};
 pub use tlcp::{CipherSuite, ClientConfig, Compat, Connection, ServerConfig, Session, SessionCache};

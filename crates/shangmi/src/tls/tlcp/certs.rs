@@ -6,7 +6,7 @@
 //! present); the host name is checked against the signing certificate.
 
 use super::alert::{Fatal, HsResult, BAD_CERTIFICATE, CERTIFICATE_EXPIRED, UNKNOWN_CA, UNSUPPORTED_CERTIFICATE};
-use super::validated::{self, ValidatedChains};
+use crate::tls::validated::{self, ValidatedChains};
 use crate::x509::extensions::key_usage as ku;
 use crate::x509::{verify_chain, verify_hostname, Certificate, Options};
 use crate::Error;
@@ -69,7 +69,7 @@ pub(crate) fn validate(
     c: &Check<'_>,
 ) -> HsResult<()> {
     let opts = Options { uid: c.uid, ..Options::at(now(c.now)) };
-    let sent: Vec<&Certificate> = std::iter::once(sign).chain(enc).chain(rest).collect();
+    let sent: Vec<&[u8]> = std::iter::once(sign).chain(enc).chain(rest).map(|c| c.to_der()).collect();
     let key = c.cache.map(|_| validated::key(c.roots, c.uid, &sent));
     if let (Some(cache), Some(k)) = (c.cache, &key) {
         if cache.hit(k, opts.at) {

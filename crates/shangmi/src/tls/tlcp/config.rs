@@ -2,7 +2,7 @@
 //! client's resumable sessions.
 
 use super::suites::CipherSuite;
-use super::validated::ValidatedChains;
+use crate::tls::validated::ValidatedChains;
 use crate::tls::{Identity, VerifyMode};
 use crate::x509::Certificate;
 use std::collections::{HashMap, VecDeque};

@@ -28,7 +28,6 @@ mod record;
 mod rng;
 mod server;
 mod suites;
-mod validated;
 
 pub use config::{ClientConfig, Compat, ServerConfig, Session, SessionCache};
 pub use conn::Connection;

@@ -6,6 +6,7 @@
 //! as sm2sig_sm3 with the RFC 8998 ID.
 
 use super::provider::{verify_sm2sig, SM2SIG_SM3};
+use crate::tls::validated::{self, ValidatedChains};
 use crate::x509::extensions::key_usage as ku;
 use crate::x509::{verify_chain, verify_hostname, Certificate, Options};
 use crate::Error;
@@ -14,8 +15,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, OtherError, SignatureScheme};
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The server name rustls is given when the caller gives none: no SNI is
 /// sent for it and no host name is checked (`.invalid` is reserved by RFC
@@ -56,71 +56,7 @@ pub(crate) struct Check {
     /// Unix seconds; `None` = the time rustls passes (the system clock).
     pub now: Option<i64>,
     /// Certificate lists this configuration validated already.
-    pub validated: Arc<Validated>,
-}
-
-/// How many validated certificate lists a configuration remembers.
-const VALIDATED_CAPACITY: usize = 64;
-
-/// A bounded memory of certificate lists that passed path validation, so a
-/// client reconnecting to the same server (or a server seeing the same
-/// client) does not repeat the chain's SM2 signature checks on every full
-/// handshake (the same contract as TLCP's memory of validated chains).
-///
-/// Contract: an entry is keyed by SM3 over everything the path result
-/// depends on besides the time — the trust anchors, the SM2 ID rule and
-/// the peer's certificate list as sent — and stores the window in which
-/// every certificate of the validated path is valid; a hit counts only
-/// inside that window. keyUsage, the host name and CertificateVerify are
-/// checked on every handshake regardless. Only successes are stored; public
-/// data only. It lives in one configuration's verifier: a configuration
-/// changed (cloned) starts with an empty one.
-#[derive(Debug, Default)]
-pub(crate) struct Validated {
-    inner: Mutex<Entries>,
-}
-
-/// Validity windows by key, and the keys in insertion order (for eviction).
-type Entries = (HashMap<[u8; 32], (i64, i64)>, VecDeque<[u8; 32]>);
-
-impl Validated {
-    fn key(roots: &[Certificate], uid: Option<&[u8]>, sent: &[&[u8]]) -> [u8; 32] {
-        let mut h = crate::sm3::Sm3::new();
-        let mut item = |tag: u8, data: &[u8]| {
-            h.update(&[tag]);
-            h.update(&(data.len() as u64).to_be_bytes());
-            h.update(data);
-        };
-        for r in roots {
-            item(0, r.to_der());
-        }
-        match uid {
-            Some(u) => item(1, u),
-            None => item(2, &[]),
-        }
-        for c in sent {
-            item(3, c);
-        }
-        h.finalize()
-    }
-
-    fn hit(&self, key: &[u8; 32], at: i64) -> bool {
-        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        guard.0.get(key).is_some_and(|&(from, until)| from <= at && at <= until)
-    }
-
-    fn insert(&self, key: [u8; 32], window: (i64, i64)) {
-        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let (map, order) = &mut *guard;
-        if map.insert(key, window).is_none() {
-            order.push_back(key);
-            while order.len() > VALIDATED_CAPACITY {
-                if let Some(old) = order.pop_front() {
-                    map.remove(&old);
-                }
-            }
-        }
-    }
+    pub validated: Arc<ValidatedChains>,
 }
 
 impl Check {
@@ -137,14 +73,11 @@ impl Check {
         let sent: Vec<&[u8]> = std::iter::once(leaf).chain(rest).map(|d| d.as_ref()).collect();
         let (leaf, rest) = parse(who, leaf, rest)?;
         let at = self.now.unwrap_or(now.as_secs() as i64);
-        let key = Validated::key(&self.roots, self.uid.as_deref(), &sent);
+        let key = validated::key(&self.roots, self.uid.as_deref(), &sent);
         if !self.validated.hit(&key, at) {
             let opts = Options { uid: self.uid.as_deref(), ..Options::at(at) };
             let path = verify_chain(&leaf, &rest, &self.roots, &[], opts).map_err(|e| path_failure(who, e))?;
-            let window = path
-                .iter()
-                .fold((i64::MIN, i64::MAX), |(from, until), c| (from.max(c.not_before()), until.min(c.not_after())));
-            self.validated.insert(key, window);
+            self.validated.insert(key, validated::window(path.iter()));
         }
         match leaf.key_usage() {
             Ok(Some(k)) if k & ku::DIGITAL_SIGNATURE == 0 => {
@@ -319,40 +252,5 @@ impl ClientCertVerifier for ClientVerifier {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         vec![SM2SIG_SM3]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn validated_hits_only_inside_the_window_and_forgets_the_oldest() {
-        let v = Validated::default();
-        let k = [7u8; 32];
-        assert!(!v.hit(&k, 100));
-        v.insert(k, (50, 150));
-        assert!(v.hit(&k, 50) && v.hit(&k, 150));
-        assert!(!v.hit(&k, 49) && !v.hit(&k, 151));
-        for i in 0..VALIDATED_CAPACITY as u32 {
-            let mut other = [0u8; 32];
-            other[..4].copy_from_slice(&i.to_be_bytes());
-            v.insert(other, (0, 1000));
-        }
-        assert!(!v.hit(&k, 100), "the oldest entry is evicted at capacity");
-    }
-
-    #[test]
-    fn validated_key_depends_on_anchors_id_rule_and_every_certificate() {
-        let ders = crate::encoding::pem::decode_all(include_bytes!("../../../../../tests/vectors/tlcp/ca-bundle.pem"))
-            .expect("PEM");
-        let certs: Vec<Certificate> = ders.iter().map(|b| Certificate::from_der(&b.der).expect("cert")).collect();
-        let (a, b) = (certs[0].to_der(), certs[1].to_der());
-        let base = Validated::key(&certs[1..], None, &[a]);
-        assert_ne!(base, Validated::key(&certs[..1], None, &[a]), "anchors");
-        assert_ne!(base, Validated::key(&certs[1..], Some(b"1234567812345678"), &[a]), "ID rule");
-        assert_ne!(base, Validated::key(&certs[1..], Some(b""), &[a]), "empty ID");
-        assert_ne!(base, Validated::key(&certs[1..], None, &[a, b]), "certificates sent");
-        assert_eq!(base, Validated::key(&certs[1..], None, &[a]));
     }
 }

@@ -1,7 +1,7 @@
 //! A bounded memory of certificate lists that passed validation, so that a
 //! client reconnecting to the same server (or a server seeing the same
 //! client) does not repeat the same SM2 signature checks on every full
-//! handshake.
+//! handshake; one per configuration, for TLCP and TLS 1.3 alike.
 //!
 //! Contract: an entry is keyed by SM3 over everything the result depends on
 //! besides the time and the host name — the trust anchors, the SM2 ID rule
@@ -9,7 +9,8 @@
 //! given other anchors can never reuse another's result. It stores the
 //! window in which every certificate of the validated paths was valid; a hit
 //! counts only inside that window. The host name is checked on every
-//! handshake regardless. Only successes are stored; public data only.
+//! handshake regardless (and, in TLS 1.3, keyUsage and CertificateVerify).
+//! Only successes are stored; public data only.
 
 use crate::sm3::Sm3;
 use crate::x509::Certificate;
@@ -34,8 +35,9 @@ impl Clone for ValidatedChains {
     }
 }
 
-/// The key of a validation: anchors, ID rule and the certificates as sent.
-pub(crate) fn key(roots: &[Certificate], uid: Option<&[u8]>, sent: &[&Certificate]) -> [u8; 32] {
+/// The key of a validation: anchors, ID rule and the certificates as sent
+/// (their DER).
+pub(crate) fn key(roots: &[Certificate], uid: Option<&[u8]>, sent: &[&[u8]]) -> [u8; 32] {
     let mut h = Sm3::new();
     let mut item = |tag: u8, data: &[u8]| {
         h.update(&[tag]);
@@ -50,7 +52,7 @@ pub(crate) fn key(roots: &[Certificate], uid: Option<&[u8]>, sent: &[&Certificat
         None => item(2, &[]),
     }
     for c in sent {
-        item(3, c.to_der());
+        item(3, c);
     }
     h.finalize()
 }
@@ -106,16 +108,17 @@ mod tests {
 
     #[test]
     fn the_key_depends_on_anchors_id_rule_and_every_certificate() {
-        let ders = crate::encoding::pem::decode_all(include_bytes!("../../../../../tests/vectors/tlcp/ca-bundle.pem"))
+        let ders = crate::encoding::pem::decode_all(include_bytes!("../../../../tests/vectors/tlcp/ca-bundle.pem"))
             .expect("PEM");
         let certs: Vec<Certificate> = ders.iter().map(|b| Certificate::from_der(&b.der).expect("cert")).collect();
-        let (a, b) = (&certs[0], &certs[1]);
+        let (a, b) = (certs[0].to_der(), certs[1].to_der());
         let base = key(&certs[1..], None, &[a]);
         assert_ne!(base, key(&certs[..1], None, &[a]), "anchors");
         assert_ne!(base, key(&certs[1..], Some(b"1234567812345678"), &[a]), "ID rule");
         assert_ne!(base, key(&certs[1..], Some(b""), &[a]), "empty ID");
         assert_ne!(base, key(&certs[1..], None, &[a, b]), "certificates sent");
         assert_eq!(base, key(&certs[1..], None, &[a]));
+        let (a, b) = (&certs[0], &certs[1]);
         assert_eq!(window([a, b]), (a.not_before().max(b.not_before()), a.not_after().min(b.not_after())));
     }
 }
