@@ -141,3 +141,59 @@ fn escrowed_key_refusals_say_what_is_wrong() {
     let d = cases[0]["data"].as_str().unwrap().as_bytes();
     assert!(matches!(cfca::decrypt_escrowed_key(d, &other), Err(Error::DecryptionFailed)));
 }
+
+/// tests/vectors/cfca/gbt35276_enveloped_key.der: made without shangmi —
+/// the SM4 key SM2-encrypted by `gmssl sm2encrypt`, d encrypted by
+/// `openssl enc -sm4-ecb -nopad`, assembled by `openssl asn1parse -genconf`
+/// (tests/vectors/README.md).
+#[test]
+fn enveloped_key_from_gmssl_and_openssl() {
+    let data = read("gbt35276_enveloped_key.der");
+    let recip = shangmi::encoding::sm2::private_key_from_pem(&read("gbt35276_recipient_key.pem"), None).unwrap();
+    let want = common::hex(String::from_utf8(read("gbt35276_enveloped_d.hex")).unwrap().trim());
+    let got = cfca::unwrap_enveloped_key(&data, &recip).unwrap();
+    assert_eq!(got.to_bytes().as_slice(), want);
+    // Written and read back; another recipient cannot open it.
+    let again = cfca::wrap_enveloped_key(&got, recip.public_key()).unwrap();
+    assert_eq!(cfca::unwrap_enveloped_key(&again, &recip).unwrap().to_bytes(), got.to_bytes());
+    let other = PrivateKey::from_bytes(&[9u8; 32]).unwrap();
+    assert!(matches!(cfca::unwrap_enveloped_key(&again, &other), Err(Error::DecryptionFailed)));
+}
+
+#[test]
+fn enveloped_key_refusals() {
+    let data = read("gbt35276_enveloped_key.der");
+    let recip = shangmi::encoding::sm2::private_key_from_pem(&read("gbt35276_recipient_key.pem"), None).unwrap();
+    // Truncated, trailing.
+    assert!(matches!(cfca::unwrap_enveloped_key(&data[..data.len() - 1], &recip), Err(Error::InvalidInput(_))));
+    assert!(matches!(
+        cfca::unwrap_enveloped_key(&[data.as_slice(), &[0]].concat(), &recip),
+        Err(Error::InvalidInput(_))
+    ));
+    // Another public key beside it: mismatch named.
+    let other_pub = PrivateKey::from_bytes(&[5u8; 32]).unwrap().public_key().to_bytes(false);
+    let pos = data.len() - 35 - 68;
+    assert_eq!(&data[pos..pos + 3], &[0x03, 0x42, 0x00]);
+    let mut swapped = data.clone();
+    swapped[pos + 3..pos + 68].copy_from_slice(&other_pub);
+    match cfca::unwrap_enveloped_key(&swapped, &recip) {
+        Err(Error::InvalidKey(m)) => assert!(m.contains("does not match the sm2PublicKey"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    // A modified encrypted key: decrypts to another d, which does not match.
+    let mut bad = data.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 1;
+    assert!(matches!(cfca::unwrap_enveloped_key(&bad, &recip), Err(Error::InvalidKey(_))));
+    // An unknown symmetric algorithm (SM4-CBC's OID).
+    let mut cbc = data.clone();
+    cbc[12] = 2; // 1.2.156.10197.1.104.1 -> .104.2
+    assert!(matches!(cfca::unwrap_enveloped_key(&cbc, &recip), Err(Error::UnsupportedAlgorithm(_))));
+    // gmsm's refusal vectors (sm2/sm2_envelopedkey_test.go) with its key.
+    let gk = PrivateKey::from_bytes(&common::hex("5cbd96822bb1491ec835ae9c09d4d3825e30bd9955e3c7031fbbe0e72d6fddf6"))
+        .unwrap();
+    let invalid_oid = common::hex("3081ef300c06082a811ccf55016802050030780220760c5d4eb80f7ec4bb12026586e4badcd41c293b416618575894d9278214aa6c02203fea869801f94f1cf3839e9b666482703c86cef160af8a540daf9c6b9adff5b20420685f05616055daf4948e44d76c366b16745f7a487614c0542d16871baa34be8704104abfcab6cea65caf2c130b222ebe519903420004944a5887f6fad9808516755e81c62f41566dab0f56ca55ad7909880acc051ce157694b11557eba725291166508868e6988c596a30472bef32e03a3dcef6866270321003ec6b59fece00ca37336c12f6d529aa84be07597e315eda1b7b58b0bef2fead9");
+    assert!(matches!(cfca::unwrap_enveloped_key(&invalid_oid, &gk), Err(Error::UnsupportedAlgorithm(_))));
+    let invalid_asn1 = common::hex("3081ea06082a811ccf550168013079022003858a7ca681c2e7034804d2bcece2d1c200e128ca973f3ad12541b59ec639cd022100bcf5834c775d5d43615abc27d3aeee399985d30942c65cdbe95afc87d96b12860420f84efafe256413fb28af65a57d815cb9a2fc64f754ab29adc1a78e81c433cfe90410fd485762e9c5714a6ee008e76675a14c0441049355f3009f1db15d6a6f751531f3c4741a36a43d1146fc1b0f660314e5fc3b825ed2fda18cb2f624ac6afb370b3755bb267b5747dd8f15836c830b52d4a74d2c04206fd2ef53be43aaa7f0440e96aafd846096f993e254e2a79a9a5b583204487183");
+    assert!(matches!(cfca::unwrap_enveloped_key(&invalid_asn1, &gk), Err(Error::InvalidInput(_))));
+}

@@ -25,6 +25,14 @@
 //! commas) of `SEQUENCE { INTEGER 1 DEFAULT, OCTET STRING c }`, where c is
 //! SM2 encryption to the temporary key in C1‖C3‖C2 order without C1's 04
 //! octet, of X‖Y‖d (96 bytes).
+//!
+//! The GB/T 35276 `SM2EnvelopedKey` that KMSs and key management centres
+//! use to move SM2 keys lives here too ([`unwrap_enveloped_key`],
+//! [`wrap_enveloped_key`]).
+
+mod enveloped_key;
+
+pub use enveloped_key::{unwrap_enveloped_key, wrap_enveloped_key};
 
 use base64ct::{Base64, Encoding};
 use zeroize::Zeroizing;

@@ -172,12 +172,14 @@ pub(crate) fn encrypted_content_info(eci: &mut Reader<'_>) -> Result<(ContentCip
                 "invalid {W}: {a} needs a 16-byte IV as an OCTET STRING (CBC) or no parameters (ECB)"
             )))
         }
-        (a, _) => return Err(Error::UnsupportedAlgorithm(format!(
+        (a, _) => {
+            return Err(Error::UnsupportedAlgorithm(format!(
             "content encryption algorithm {a} (supported: SM4-CBC {}, SM4 {} with an IV or without one, SM4-ECB {})",
             oid::SM4_CBC,
             oid::SM4,
             oid::SM4_ECB
-        ))),
+        )))
+        }
     };
     let content = match eci.any()? {
         t if t.tag == der::ctx_prim(0) => t.value.to_vec(),
