@@ -232,3 +232,33 @@ fn refusals() {
     bad[290] ^= 0x55;
     assert!(signed_enveloped::decrypt_and_verify(&bad, &key, None, &[], None, None).is_err());
 }
+
+/// A CSR with two extensionRequest attributes, as Alibaba Cloud KMS writes
+/// (tests/vectors/cms_wild/csr_two_extension_requests.cnf, built with
+/// `openssl asn1parse -genconf`; its signature is a placeholder).
+/// `openssl req -text` (3.0.19) shows only the first attribute's
+/// extensions ("X509v3 Basic Constraints: CA:FALSE"); so do we.
+#[test]
+fn csr_with_two_extension_requests_reads_as_openssl_does() {
+    use shangmi::x509::CertificateRequest;
+    let der_in = common::read("cms_wild/csr_two_extension_requests.der");
+    let csr = CertificateRequest::from_der(&der_in).unwrap();
+    let exts = csr.extensions();
+    assert_eq!(exts.len(), 1);
+    assert_eq!(exts[0].oid, oid::BASIC_CONSTRAINTS);
+    let reqs = csr.attributes().iter().filter(|(o, _)| *o == oid::EXTENSION_REQUEST).count();
+    assert_eq!(reqs, 2);
+    assert!(csr.verify(None).is_err());
+    // Refusals name what is wrong: a version other than 0.
+    let pos = der_in.windows(3).position(|w| w == [0x02, 0x01, 0x00]).unwrap();
+    let mut v2 = der_in.clone();
+    v2[pos + 2] = 1;
+    let e = CertificateRequest::from_der(&v2).unwrap_err().to_string();
+    assert!(e.contains("version 1 is unknown"), "{e}");
+    // An extensionRequest whose value is not a SEQUENCE.
+    let pos = der_in.windows(3).position(|w| w == [0x31, 0x0d, 0x30]).unwrap();
+    let mut bad = der_in.clone();
+    bad[pos + 2] = 0x31;
+    let e = CertificateRequest::from_der(&bad).unwrap_err().to_string();
+    assert!(e.contains("extensionRequest attribute's value is not an Extensions SEQUENCE"), "{e}");
+}
