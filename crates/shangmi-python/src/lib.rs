@@ -35,6 +35,7 @@
 use pyo3::prelude::*;
 
 mod buffer;
+mod cfca;
 mod cms;
 mod cpu;
 mod errors;
@@ -61,6 +62,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     x509::register(m)?;
     cms::register(m)?;
     pkcs12::register(m)?;
+    cfca::register(m)?;
     sm9::register(m)?;
     tls::register(m)?;
     Ok(())
