@@ -17,17 +17,25 @@ use super::tags::{CONSTRUCTED, OCTET_STRING};
 use super::writer::put;
 use crate::Result;
 
-/// `data` (one or more complete BER elements) as DER. Borrowed when it
-/// already is DER. Nesting is bounded by [`super::MAX_DEPTH`]; truncated or
-/// malformed input is an [`crate::Error::InvalidInput`] naming `what`.
+/// The first element of `data` as DER, followed by whatever comes after it
+/// unchanged (so the caller's strict reader still reports trailing bytes).
+/// Borrowed when that element already is DER. Nesting is bounded by
+/// [`super::MAX_DEPTH`]; a truncated or malformed element is an
+/// [`crate::Error::InvalidInput`] naming `what`.
 pub fn normalize<'a>(data: &'a [u8], what: &'static str) -> Result<Cow<'a, [u8]>> {
-    // Already DER (the common case): a strict walk succeeds.
-    if walk_strict(&mut Reader::new(data, what)).is_ok() {
-        return Ok(Cow::Borrowed(data));
+    // Already DER (the common case): a strict walk of the element succeeds.
+    let mut strict = Reader::new(data, what);
+    if let Ok(t) = strict.any() {
+        let inner_ok = t.tag & CONSTRUCTED == 0 || strict.inner(t.value).and_then(|mut r| walk_strict(&mut r)).is_ok();
+        if t.tag != OCTET_STRING | CONSTRUCTED && inner_ok {
+            return Ok(Cow::Borrowed(data));
+        }
     }
-    let mut out = Vec::with_capacity(data.len());
     let mut r = Reader::ber(data, what);
-    normalize_into(&mut r, &mut out)?;
+    let first = r.any()?;
+    let mut out = Vec::with_capacity(data.len());
+    normalize_into(&mut Reader::ber(first.raw, what), &mut out)?;
+    out.extend_from_slice(r.rest());
     Ok(Cow::Owned(out))
 }
 
@@ -99,6 +107,14 @@ mod tests {
         ];
         let der = [0x30, 0x08, 0x04, 0x03, b'a', b'b', b'c', 0x02, 0x01, 0x05];
         assert_eq!(normalize(&ber, "x").unwrap().as_ref(), &der);
+    }
+
+    #[test]
+    fn trailing_bytes_are_kept() {
+        let ber = [0x30, 0x80, 0x05, 0x00, 0, 0, 0xFF];
+        assert_eq!(normalize(&ber, "x").unwrap().as_ref(), &[0x30, 0x02, 0x05, 0x00, 0xFF]);
+        let der = [0x30, 0x02, 0x05, 0x00, 0x00];
+        assert!(matches!(normalize(&der, "x").unwrap(), Cow::Borrowed(_)));
     }
 
     #[test]
