@@ -70,6 +70,63 @@ def pkcs12_seeds() -> list[bytes]:
     return out
 
 
+def _to_ber(der: bytes) -> bytes:
+    """DER re-encoded as streaming encoders write BER: indefinite lengths on
+    every constructed element, OCTET STRINGs over 8 bytes in segments."""
+    out, i = bytearray(), 0
+    while i < len(der):
+        tag, n = der[i], der[i + 1]
+        hl, length = (2, n) if n < 0x80 else (2 + (n & 0x7F), int.from_bytes(der[i + 2 : i + 2 + (n & 0x7F)], "big"))
+        value = der[i + hl : i + hl + length]
+        if tag & 0x20:
+            out += bytes([tag, 0x80]) + _to_ber(value) + b"\0\0"
+        elif tag == 0x04 and length > 8:
+            out += b"\x24\x80" + b"".join(bytes([4, len(value[j : j + 8])]) + value[j : j + 8]
+                                           for j in range(0, length, 8)) + b"\0\0"
+        else:
+            out += der[i : i + hl + length]
+        i += hl + length
+    return bytes(out)
+
+
+def cfca_seeds() -> list[bytes]:
+    """gmsm's SADK .sm2 files (PEM, base64), its escrowed keys, and the
+    GmSSL/OpenSSL-made GB/T 35276 envelope (tests/vectors/cfca)."""
+    import json
+
+    d = HERE.parent / "tests" / "vectors" / "cfca"
+    pem = (d / "gmsm_oca1_123456.sm2.pem").read_bytes()
+    body = b"".join(line for line in pem.splitlines() if not line.startswith(b"-----"))
+    out = [b"\x00" + pem, b"\x00" + body, b"\x00" + (d / "gmsm_oca31_ys123456.sm2.pem").read_bytes()]
+    out += [b"\x01" + c["data"].encode() for c in json.loads((d / "gmsm_escrowed_keys.json").read_text())]
+    out.append(b"\x02" + (d / "gbt35276_enveloped_key.der").read_bytes())
+    return out
+
+
+def cms_ber_seeds() -> list[bytes]:
+    """gmsm's and gmcert.org's messages (tests/vectors/cms_wild) in DER and
+    in BER, a SignedData in BER, and OpenSSL's certs-only .p7b."""
+    from shangmi import cms, x509
+
+    def der(name: str) -> bytes:
+        text = (HERE.parent / "tests" / "vectors" / name).read_bytes()
+        import base64
+
+        return base64.b64decode(b"".join(line for line in text.splitlines() if not line.startswith(b"-----")))
+
+    env = der("cms_wild/gmsm_enveloped_ski_method1.pem")
+    sed = der("cms_wild/gmcert_signed_enveloped.pem")
+    p7b = der("pkcs12/chain.p7b.pem")
+    cert = x509.load_pem_x509_certificate(
+        (HERE.parent / "tests" / "vectors" / "cms_wild" / "gmcert_signed_enveloped_signer_cert.pem").read_bytes())
+    key = sm2.PrivateKey.from_pem(
+        (HERE.parent / "tests" / "vectors" / "cms_wild" / "gmcert_signed_enveloped_recipient_key.pem").read_bytes())
+    signed = cms.sign(b"seed", cert, key, oids="rfc5652")
+    sealed = cms.sign_and_encrypt(b"seed", cert, key, [cert])
+    return [b"\x00" + signed, b"\x00" + _to_ber(signed), b"\x01" + env, b"\x01" + _to_ber(env),
+            b"\x02" + sed, b"\x02" + sealed, b"\x02" + _to_ber(sealed), b"\x03" + p7b, b"\x03" + _to_ber(p7b)]
+
+
 def sm9_seeds() -> list[bytes]:
     """GmSSL-written SM9 files (tests/vectors/sm9_gmssl), each routed to its parser."""
     import base64
@@ -144,6 +201,8 @@ def seeds() -> dict[str, list[bytes]]:
         "pkcs12": pkcs12_seeds(),
         "ocsp": ocsp_seeds(),
         "jose": jose_seeds(),
+        "cfca_formats": cfca_seeds(),
+        "cms_ber": cms_ber_seeds(),
         "selftest_raise": [b"CRASH"],
     }
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ["sm2_private_key", "sm2_public_key", "sm2_signature", "sm2_decrypt", "sm4_ciphertext", "zuc_streams", "compat_gmssl", "pki_parsers", "sm9_parsers", "tlcp_handshake", "tlcp_record", "pkcs12", "ocsp", "jose"]
+TARGETS = ["sm2_private_key", "sm2_public_key", "sm2_signature", "sm2_decrypt", "sm4_ciphertext", "zuc_streams", "compat_gmssl", "pki_parsers", "sm9_parsers", "tlcp_handshake", "tlcp_record", "pkcs12", "ocsp", "jose", "cfca_formats", "cms_ber"]
 
 
 def run_one(target: str, seconds: int, env: dict[str, str], artifacts: Path, timeout: int) -> tuple[int, int, float, str]:

@@ -347,6 +347,46 @@ def jose(data: bytes) -> None:
         j.decode(token, b"fuzz secret", algorithms=["HSM3"])
     else:
         j.decode_jwt(token, b"fuzz secret", algorithms=["HSM3"], audience="a", require=["sub"])
+VECTORS = Path(__file__).resolve().parent.parent / "tests" / "vectors"
+# The fixtures' keys (tests/vectors/cfca, tests/vectors/cms_wild): an escrow
+# temporary key, an envelope recipient, a CMS recipient, a KMC recipient.
+ESCROW_TMP = "cacece36cac24aab94e52bcd5c0f552c95028f2856053135a1e47510b4c307ba"
+
+
+def cfca_formats(data: bytes) -> None:
+    """CFCA .sm2 containers (DER, PEM, base64), escrowed keys (SADK's text
+    forms) and GB/T 35276 key envelopes, with the fixtures' secrets."""
+    from shangmi import cfca
+
+    sel, body = data[0] % 3, data[1:]
+    if sel == 0:
+        key, cert = cfca.load_sm2(body, b"123456")
+        assert cert.public_key() == key.public_key()
+    elif sel == 1:
+        cfca.decrypt_escrowed_key(body, sm2.PrivateKey.from_bytes(bytes.fromhex(ESCROW_TMP)))
+    else:
+        recip = sm2.PrivateKey.from_pem((VECTORS / "cfca" / "gbt35276_recipient_key.pem").read_bytes())
+        sm2.unwrap_enveloped_key(body, recip)
+
+
+def cms_ber(data: bytes) -> None:
+    """CMS as other toolkits write it (DER or BER): SignedData verified,
+    EnvelopedData and SignedAndEnvelopedData decrypted with the fixtures'
+    keys, certs-only PKCS#7 read."""
+    from shangmi import cms, x509
+
+    sel, body = data[0] % 4, data[1:]
+    wild = VECTORS / "cms_wild"
+    if sel == 0:
+        cms.verify(body)
+    elif sel == 1:
+        key = sm2.PrivateKey.from_bytes(bytes.fromhex((wild / "gmsm_enveloped_ski_method1_key.hex").read_text().strip()))
+        cms.decrypt(body, key)
+    elif sel == 2:
+        key = sm2.PrivateKey.from_pem((wild / "gmcert_signed_enveloped_recipient_key.pem").read_bytes())
+        cms.decrypt_and_verify(body, key)
+    else:
+        x509.load_der_pkcs7_certificates(body)
 
 
 def selftest_raise(data: bytes) -> None:
@@ -360,6 +400,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     for f in (
         sm2_private_key, sm2_public_key, sm2_signature, sm2_decrypt, sm4_ciphertext, zuc_streams, compat_gmssl, pki_parsers,
         sm9_parsers, tlcp_handshake, tlcp_record, pkcs12, ocsp, jose,
+        sm9_parsers, tlcp_handshake, tlcp_record, pkcs12, cfca_formats, cms_ber,
     )
 }
 

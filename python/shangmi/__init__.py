@@ -7,7 +7,7 @@ Pythonic API.
 
 from __future__ import annotations
 
-from shangmi import cms, exceptions, pkcs12, sm2, sm3, sm4, sm9, tls, x509, zuc
+from shangmi import cfca, cms, exceptions, pkcs12, sm2, sm3, sm4, sm9, tls, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
@@ -42,6 +42,7 @@ __all__ = [
     "cms",
     "tls",
     "pkcs12",
+    "cfca",
     "cpu_features",
     "set_num_threads",
     "num_threads",

@@ -21,6 +21,16 @@ Shapes written (all three are read, DER or PEM):
                                                 key transport OID 1.2.156.10197.1.301.2
 =================  ===========================  ============================================
 
+Read as CAs write it: BER (indefinite lengths, constructed OCTET STRINGs),
+SM4-CBC under the bare SM4 OID 1.2.156.10197.1.104 with an IV (CFCA, gmsm)
+and SM4-ECB without one (key management centres), recipients named by
+issuer and serial or by key identifier (the subjectKeyIdentifier, or SHA-1
+of the public key, RFC 5280 method 1, when the certificate has none).
+GM/T 0010 SignedAndEnvelopedData, which CAs' key management centres use to
+deliver encryption keys, is read by :func:`decrypt_and_verify` and written
+by :func:`sign_and_encrypt`. A certs-only ``.p7b`` is read by
+:func:`shangmi.x509.load_der_pkcs7_certificates`.
+
 OpenSSL 3.0 cannot make CMS with SM2 keys at all. Content encryption is
 SM4-CBC: it has no integrity of its own (a modified ciphertext is only caught
 when its padding breaks), so sign what must not be altered.
@@ -37,7 +47,16 @@ from shangmi._buffer import Buffer, duck, instance, instances
 from shangmi.exceptions import DecryptionError, InvalidInputError
 from shangmi.x509 import Certificate, Signer, _secs
 
-__all__ = ["sign", "verify", "encrypt", "decrypt", "VerifiedMessage", "Decrypter"]
+__all__ = [
+    "sign",
+    "verify",
+    "encrypt",
+    "decrypt",
+    "sign_and_encrypt",
+    "decrypt_and_verify",
+    "VerifiedMessage",
+    "Decrypter",
+]
 
 Oids = Literal["gmt0010", "rfc5652"]
 
@@ -150,4 +169,63 @@ def decrypt(enveloped: Buffer | str, private_key: Decrypter, certificate: Certif
         except (DecryptionError, InvalidInputError):
             continue
         return _native.cms_decrypt_content(msg, cek)
+    raise DecryptionError("decryption failed")
+
+
+def sign_and_encrypt(
+    data: Buffer,
+    certificate: Certificate,
+    private_key: Signer,
+    recipient_certificates: Iterable[Certificate],
+    *,
+    certificates: Iterable[Certificate] = (),
+    uid: Buffer = sm2.DEFAULT_UID,
+    oids: Oids = "gmt0010",
+    encoding: Literal["der", "pem"] = "der",
+) -> bytes:
+    """A SignedAndEnvelopedData (GM/T 0010 section 10; ``oids="rfc5652"``
+    writes PKCS#7's OID): ``data`` SM4-CBC-encrypted for each recipient and
+    SM2-signed (SM3 with Z(uid), over the plaintext, no signed attributes)
+    by ``private_key``, as key management centres and gmsm write it."""
+    signer = instance(certificate, Certificate, "certificate")._c
+    extra = [c._c for c in instances(certificates, Certificate, "certificates")]
+    recips = [c._c for c in instances(recipient_certificates, Certificate, "recipient_certificates")]
+    e = _native.cms_sed_seal(data, signer, extra, recips, oids, uid)
+    if duck(private_key, ("public_key", "sign_digest"), "private_key").public_key() != certificate.public_key():
+        raise InvalidInputError("the private key does not belong to the signer certificate")
+    sig = private_key.sign_digest(e)
+    return _out(_native.cms_sed_seal(data, signer, extra, recips, oids, uid, sig), encoding)
+
+
+def decrypt_and_verify(
+    message: Buffer | str,
+    private_key: Decrypter,
+    certificate: Certificate | None = None,
+    *,
+    trust_roots: Sequence[Certificate] | None = None,
+    certificates: Iterable[Certificate] = (),
+    uid: Buffer | None = None,
+    at: _dt.datetime | None = None,
+) -> VerifiedMessage:
+    """Decrypts a SignedAndEnvelopedData and checks every signature over the
+    content (``form`` is "gmt0010"). Decryption failures are one opaque
+    :class:`~shangmi.DecryptionError`; a bad signature raises
+    :class:`~shangmi.InvalidSignature`; with ``trust_roots``, a signer that
+    does not chain raises :class:`~shangmi.InvalidCertificate`."""
+    msg = _msg(message)
+    cert = None if certificate is None else instance(certificate, Certificate, "certificate")
+    duck(private_key, ("decrypt",), "private_key")
+    if cert is not None and isinstance(private_key, sm2.PrivateKey):
+        if private_key.public_key() != cert.public_key():
+            raise InvalidInputError("the private key does not belong to the recipient certificate")
+    when = _secs(at or _dt.datetime.now(_dt.timezone.utc), "at")
+    roots = None if trust_roots is None else [c._c for c in instances(trust_roots, Certificate, "trust_roots")]
+    extra = [c._c for c in instances(certificates, Certificate, "certificates")]
+    for wrapped in _native.cms_sed_recipient_keys(msg, None if cert is None else cert._c):
+        try:
+            cek = private_key.decrypt(wrapped, mode="der")
+        except (DecryptionError, InvalidInputError):
+            continue
+        content, signers, certs = _native.cms_sed_open(msg, cek, extra, uid, roots, when)
+        return VerifiedMessage(content, [Certificate(c) for c in signers], [Certificate(c) for c in certs], "gmt0010")
     raise DecryptionError("decryption failed")

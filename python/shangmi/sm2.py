@@ -489,3 +489,27 @@ class KeyExchange:
 
     def __repr__(self) -> str:
         return f"<shangmi.sm2.KeyExchange role={self.role!r}>"
+
+
+# -- GB/T 35276 SM2EnvelopedKey (key envelopes between KMSs, CAs and devices) --
+
+
+def wrap_enveloped_key(key: PrivateKey, recipient_public_key: PublicKey) -> bytes:
+    """``key`` in a GB/T 35276 ``SM2EnvelopedKey`` (DER) for the holder of
+    ``recipient_public_key``: d under SM4-ECB with a fresh key, that key
+    SM2-encrypted (GM/T 0009 SM2Cipher), the public key beside them."""
+    if not isinstance(key, PrivateKey):
+        raise ShangmiTypeError(f"key must be a PrivateKey, got {type(key).__name__}")
+    if not isinstance(recipient_public_key, PublicKey):
+        raise ShangmiTypeError(f"recipient_public_key must be a PublicKey, got {type(recipient_public_key).__name__}")
+    return _native.sm2_wrap_enveloped_key(key._key, recipient_public_key.to_bytes())
+
+
+def unwrap_enveloped_key(data: Buffer, recipient_key: PrivateKey) -> PrivateKey:
+    """The private key in a GB/T 35276 ``SM2EnvelopedKey``, opened with the
+    recipient's key. Strict: the decrypted key must match the public key
+    carried with it (:class:`~shangmi.InvalidKey` otherwise); a wrong
+    recipient key raises :class:`~shangmi.DecryptionError`."""
+    if not isinstance(recipient_key, PrivateKey):
+        raise ShangmiTypeError(f"recipient_key must be a PrivateKey, got {type(recipient_key).__name__}")
+    return PrivateKey._wrap(_native.sm2_unwrap_enveloped_key(data, recipient_key._key))

@@ -139,7 +139,78 @@ fn cms_to_der<'py>(py: Python<'py>, data: Bytes<'_>) -> PyResult<Bound<'py, PyBy
     Ok(PyBytes::new(py, &cms::from_pem_or_der(data.as_slice()).py_err()?))
 }
 
+type OpenedTuple<'py> = (Bound<'py, PyBytes>, Vec<X509Certificate>, Vec<X509Certificate>);
+
+#[pyfunction]
+#[pyo3(signature = (message, certificate=None))]
+fn cms_sed_recipient_keys<'py>(
+    py: Python<'py>,
+    message: Bytes<'_>,
+    certificate: Option<Arg<PyRef<'_, X509Certificate>>>,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let der = cms::from_pem_or_der(message.as_slice()).py_err()?;
+    let keys = cms::signed_enveloped::recipient_keys(&der, certificate.as_ref().map(|c| &c.0.inner)).py_err()?;
+    Ok(keys.iter().map(|k| PyBytes::new(py, k)).collect())
+}
+
+/// Decrypts a SignedAndEnvelopedData with the content-encryption key and
+/// verifies its signatures: (content, signers, certificates).
+#[pyfunction]
+#[pyo3(signature = (message, cek, extra, uid, roots, at))]
+fn cms_sed_open<'py>(
+    py: Python<'py>,
+    message: Bytes<'_>,
+    cek: Bytes<'_>,
+    extra: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    uid: Option<Bytes<'_>>,
+    roots: Option<Arg<Vec<PyRef<'_, X509Certificate>>>>,
+    at: Arg<i64>,
+) -> PyResult<OpenedTuple<'py>> {
+    let (extra, at) = (certs(&extra.0), at.0);
+    let roots = roots.map(|r| certs(&r.0));
+    let der = cms::from_pem_or_der(message.as_slice()).py_err()?;
+    let (k, u) = (cek.as_slice(), uid.as_ref().map(|b| b.as_slice()));
+    let o =
+        py.detach(|| cms::signed_enveloped::open(&der, k, &extra, u, roots.as_deref().map(|r| (r, at)))).py_err()?;
+    Ok((PyBytes::new(py, &o.content), wrap(o.signers), wrap(o.certificates)))
+}
+
+/// Without a signature: the digest e to sign. With one: the message.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (data, signer, certificates, recipients, oids, uid, signature=None))]
+fn cms_sed_seal<'py>(
+    py: Python<'py>,
+    data: Bytes<'_>,
+    signer: Arg<PyRef<'_, X509Certificate>>,
+    certificates: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    recipients: Arg<Vec<PyRef<'_, X509Certificate>>>,
+    oids: Name,
+    uid: Bytes<'_>,
+    signature: Option<Bytes<'_>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (extra, rs) = (certs(&certificates.0), certs(&recipients.0));
+    let req = cms::signed_enveloped::SealRequest {
+        content: data.as_slice(),
+        signer: &signer.0.inner,
+        certificates: &extra,
+        recipients: &rs,
+        flavor: Flavor::from_options(&oids.0, None).py_err()?,
+    };
+    let (u, sig) = (uid.as_slice(), signature.as_ref().map(|s| s.as_slice()));
+    let out = py
+        .detach(|| match sig {
+            None => req.digest(u).map(|e| e.to_vec()),
+            Some(s) => req.finish(s),
+        })
+        .py_err()?;
+    Ok(PyBytes::new(py, &out))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cms_sed_recipient_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_sed_open, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_sed_seal, m)?)?;
     m.add_function(wrap_pyfunction!(cms_sign, m)?)?;
     m.add_function(wrap_pyfunction!(cms_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cms_encrypt, m)?)?;

@@ -35,6 +35,7 @@
 use pyo3::prelude::*;
 
 mod buffer;
+mod cfca;
 mod cms;
 mod cpu;
 mod errors;
@@ -63,6 +64,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ocsp::register(m)?;
     cms::register(m)?;
     pkcs12::register(m)?;
+    cfca::register(m)?;
     sm9::register(m)?;
     tls::register(m)?;
     Ok(())

@@ -11,6 +11,7 @@
 #![warn(missing_debug_implementations)]
 
 pub mod arith;
+pub mod cfca;
 pub mod cms;
 pub mod cpu;
 #[doc(hidden)]

@@ -6,6 +6,7 @@ Options follow ``openssl cms`` and ``gmssl cmssign/cmsverify/cmsencrypt/cmsdecry
     shangmi cms verify -i data.cms --CAfile root.pem [-o content]
     shangmi cms encrypt --recip cert.pem -i data -o data.env
     shangmi cms decrypt -k key.pem --cert cert.pem -i data.env -o data
+    shangmi cms certs chain.p7b [-o chain.pem | --outform p7b-der -o chain.p7b]
 """
 
 from __future__ import annotations
@@ -72,6 +73,13 @@ def register(sub: Any) -> None:
     io(d)
     d.set_defaults(func=decrypt)
 
+    c = ops.add_parser("certs", help="list or convert the certificates of a .p7b (certs-only PKCS#7)")
+    c.add_argument("file", metavar="FILE", help="the .p7b / .p7c (DER or PEM), or a signed message")
+    c.add_argument("-o", "--out", metavar="FILE", help="write the certificates here (default: only list them)")
+    c.add_argument("--outform", choices=["pem", "p7b-pem", "p7b-der"], default="pem",
+                   help="PEM certificates, or a .p7b in PEM or DER (default: pem)")
+    c.set_defaults(func=certs)
+
 
 
 def _certs(paths: list[str]) -> list[x509.Certificate]:
@@ -117,4 +125,25 @@ def decrypt(args: argparse.Namespace) -> int:
     key = load_private(args.key, args.passin)
     cert = _load_cert(args.cert) if args.cert else None
     write_file(args.out, cms.decrypt(read_file(args.input), key, cert))
+    return 0
+
+
+def certs(args: argparse.Namespace) -> int:
+    data = read_file(args.file)
+    text = data.lstrip()
+    found = (x509.load_pem_pkcs7_certificates(data) if text.startswith(b"-----BEGIN")
+             else x509.load_der_pkcs7_certificates(data))
+    for i, cert in enumerate(found):
+        print(f"{i}: subject: {cert.subject.rfc4514_string()}", file=sys.stderr)
+        print(f"   issuer:  {cert.issuer.rfc4514_string()}", file=sys.stderr)
+        print(f"   serial {cert.serial_number:#x}, valid {cert.not_valid_before_utc:%Y-%m-%d} to "
+              f"{cert.not_valid_after_utc:%Y-%m-%d}", file=sys.stderr)
+    if not found:
+        print("no certificates", file=sys.stderr)
+    if args.out:
+        if args.outform == "pem":
+            out = b"".join(c.to_pem() for c in found)
+        else:
+            out = x509.serialize_certificates(found, "pem" if args.outform == "p7b-pem" else "der")
+        write_file(args.out, out)
     return 0

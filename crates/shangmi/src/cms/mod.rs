@@ -9,19 +9,29 @@
 //! | [`Flavor::Gmssl`] | 1.2.156.10197.6.1.4.2.x | no signed attributes; SM3 of the encapsulated ContentInfo DER, no Z | 1.2.156.10197.1.301.2 |
 //!
 //! Reading accepts all three (and GmSSL's sloppiness: a signature OID where
-//! the digest OID belongs). Content encryption is SM4-CBC with PKCS#7
-//! padding and the IV as parameters; CBC has no integrity of its own, so a
-//! modified ciphertext is only caught when its padding breaks — sign the
-//! content too when integrity matters.
+//! the digest OID belongs), and what CAs write in the wild: BER (indefinite
+//! lengths, constructed OCTET STRINGs, as RFC 5652 allows and BouncyCastle
+//! writes), SM4-CBC named by the bare SM4 OID 1.2.156.10197.1.104 with an
+//! IV (CFCA, gmsm), SM4-ECB (the bare OID without parameters, or
+//! 1.2.156.10197.1.104.1, as KMC key envelopes use), recipients and signers
+//! named by issuer and serial or by key identifier (the certificate's
+//! subjectKeyIdentifier, or RFC 5280 method 1 when it has none), and GM/T
+//! 0010 SignedAndEnvelopedData ([`signed_enveloped`]). Content encryption
+//! written is SM4-CBC with PKCS#7 padding and the IV as parameters; CBC
+//! (and ECB) have no integrity of their own, so a modified ciphertext is
+//! only caught when its padding breaks — sign the content too when
+//! integrity matters.
 
 pub mod enveloped;
 pub mod signed;
+pub mod signed_enveloped;
 
 pub use enveloped::{decrypt, decrypt_content, encrypt, recipient_keys, RecipientId};
 pub use signed::{SignRequest, Verified};
 
 use crate::encoding::der::{self, Reader};
 use crate::encoding::oid::{self, ObjectIdentifier};
+use crate::x509::{Certificate, Name};
 use crate::{Error, Result};
 
 /// Which OIDs and which SignedData form to write.
@@ -63,6 +73,45 @@ impl Flavor {
             Flavor::Rfc5652 => oid::DATA,
             _ => oid::GM_DATA,
         }
+    }
+}
+
+/// `der` with any BER framing turned into DER (the crate's one normaliser),
+/// so the readers below stay strict; DER input is borrowed unchanged.
+pub(crate) fn normalized<'a>(der: &'a [u8], what: &'static str) -> Result<std::borrow::Cow<'a, [u8]>> {
+    der::normalize_ber(der, what)
+}
+
+/// The key identifiers that name `cert` as a signer or recipient: its
+/// subjectKeyIdentifier extension, or, when it has none, RFC 5280 section
+/// 4.2.1.2 method 1 (SHA-1 of the subjectPublicKey BIT STRING's value,
+/// without tag, length and unused-bits octet), which toolkits compute for
+/// such certificates.
+pub fn key_identifier(cert: &Certificate) -> Result<Vec<u8>> {
+    if let Some(ski) = cert.subject_key_id()? {
+        return Ok(ski);
+    }
+    Ok(key_identifier_method1(cert.spki_der())?.to_vec())
+}
+
+/// RFC 5280 method 1 over a DER SubjectPublicKeyInfo.
+pub fn key_identifier_method1(spki: &[u8]) -> Result<[u8; 20]> {
+    use sha1::{Digest, Sha1};
+    let mut r = Reader::new(der::single(spki, der::SEQUENCE, "SubjectPublicKeyInfo")?.value, "SubjectPublicKeyInfo");
+    r.expect(der::SEQUENCE, "algorithm")?;
+    let key = r.bits("subjectPublicKey")?;
+    r.finish("SubjectPublicKeyInfo")?;
+    Ok(Sha1::digest(key).into())
+}
+
+/// Whether the identifier read from a SignerIdentifier / RecipientIdentifier
+/// names `cert`.
+pub(crate) fn names_certificate(cert: &Certificate, kind: signed::SignerIdKind, a: &[u8], serial: &[u8]) -> bool {
+    match kind {
+        signed::SignerIdKind::IssuerSerial => {
+            cert.serial() == serial && Name::from_der(a).map(|n| cert.issuer().matches(&n)).unwrap_or(false)
+        }
+        signed::SignerIdKind::KeyId => matches!(key_identifier(cert), Ok(ref k) if k == a),
     }
 }
 

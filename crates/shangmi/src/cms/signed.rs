@@ -7,7 +7,7 @@ use crate::encoding::der::{self, Reader};
 use crate::encoding::oid;
 use crate::encoding::sm2 as fmt;
 use crate::sm2::PublicKey;
-use crate::x509::{self, Certificate, Name, Options};
+use crate::x509::{self, Certificate, Options};
 use crate::{sm3, Error, Result};
 
 const MAX_SIGNERS: usize = 64;
@@ -120,16 +120,8 @@ pub struct Verified {
     pub flavor: Flavor,
 }
 
-enum SignerId {
-    IssuerSerial(Name, Vec<u8>),
-    KeyId(Vec<u8>),
-}
-
-fn find_cert<'a>(id: &SignerId, certs: &'a [Certificate]) -> Option<&'a Certificate> {
-    certs.iter().find(|c| match id {
-        SignerId::IssuerSerial(n, s) => c.issuer().matches(n) && c.serial() == s.as_slice(),
-        SignerId::KeyId(k) => matches!(c.subject_key_id(), Ok(Some(ref x)) if x == k),
-    })
+fn find_cert<'a>(kind: SignerIdKind, a: &[u8], serial: &[u8], certs: &'a [Certificate]) -> Option<&'a Certificate> {
+    certs.iter().find(|c| super::names_certificate(c, kind, a, serial))
 }
 
 /// Reads a SignerIdentifier: IssuerAndSerialNumber or `[0]` subjectKeyIdentifier.
@@ -137,7 +129,9 @@ pub(crate) fn read_sid(r: &mut Reader<'_>) -> Result<(SignerIdKind, Vec<u8>, Vec
     match r.peek_tag() {
         Some(der::SEQUENCE) => {
             let mut s = r.nested(der::SEQUENCE, "IssuerAndSerialNumber")?;
-            let name = s.expect(der::SEQUENCE, "issuer")?.raw.to_vec();
+            // Any element: a KMC writes an empty placeholder (00 00) there;
+            // such an identifier then names no certificate.
+            let name = s.any()?.raw.to_vec();
             let serial = crate::x509::certificate::serial_magnitude(s.integer("serialNumber")?, 21, "CMS")?;
             s.finish("IssuerAndSerialNumber")?;
             Ok((SignerIdKind::IssuerSerial, name, serial))
@@ -167,10 +161,10 @@ fn uid_list(uid: Option<&[u8]>) -> Vec<&[u8]> {
     }
 }
 
-/// Verifies a SignedData (DER ContentInfo). `detached` supplies the content
-/// when the message does not carry it; `extra` adds certificates to search
-/// for signers; with `trust` every signer must chain to one of the roots at
-/// time `at` (the usual [`x509::verify_chain`] checks).
+/// Verifies a SignedData (DER or BER ContentInfo). `detached` supplies the
+/// content when the message does not carry it; `extra` adds certificates to
+/// search for signers; with `trust` every signer must chain to one of the
+/// roots at time `at` (the usual [`x509::verify_chain`] checks).
 pub fn verify(
     der: &[u8],
     detached: Option<&[u8]>,
@@ -179,7 +173,8 @@ pub fn verify(
     trust: Option<(&[Certificate], i64)>,
 ) -> Result<Verified> {
     const W: &str = "SignedData";
-    let (ct, body) = content_info(der, W)?;
+    let der = super::normalized(der, W)?;
+    let (ct, body) = content_info(&der, W)?;
     let gm = if ct == oid::GM_SIGNED_DATA {
         true
     } else if ct == oid::SIGNED_DATA {
@@ -195,9 +190,6 @@ pub fn verify(
     }
     let mut encap = sd.nested(der::SEQUENCE, "encapContentInfo")?;
     let ect = encap.oid("eContentType")?;
-    if !is_data(&ect) {
-        return Err(unsupported("encapsulated content type (only data is supported)", &ect));
-    }
     let carried = match encap.optional(der::ctx(0))? {
         Some(t) => {
             let mut e = Reader::new(t.value, W);
@@ -208,15 +200,47 @@ pub fn verify(
         None => None,
     };
     encap.finish("encapContentInfo")?;
+    let certificates = read_certificates(&mut sd)?;
+    sd.optional(der::ctx(1))?;
+    let mut infos = sd.nested(der::SET, "signerInfos")?;
+    sd.finish("SignedData")?;
+    if infos.is_empty() {
+        return Err(Error::invalid(format!(
+            "signed-data has no signers: it carries only {} certificate(s) (certs-only PKCS#7, a .p7b); \
+             read them with load_der_pkcs7_certificates / load_pem_pkcs7_certificates",
+            certificates.len()
+        )));
+    }
+    if !is_data(&ect) {
+        return Err(unsupported("encapsulated content type (only data is supported)", &ect));
+    }
     let content: Vec<u8> = match (carried, detached) {
         (Some(c), None) => c.to_vec(),
         (None, Some(d)) => d.to_vec(),
         (Some(_), Some(_)) => return Err(Error::invalid("the message carries its content; do not pass data as well")),
         (None, None) => return Err(Error::invalid("detached signature: the signed data must be given")),
     };
+    let mut pool: Vec<Certificate> = certificates.clone();
+    pool.extend(extra.iter().cloned());
+    let encap_der = der::seq(&[&der::oid(&ect), &der::tlv(der::ctx(0), &der::octets(&content))]);
+    let (signers, gmssl_form) =
+        verify_signer_infos(&mut infos, &pool, &content, Some(&ect), Some(&encap_der), uid, trust)?;
+    let flavor = if gmssl_form {
+        Flavor::Gmssl
+    } else if gm {
+        Flavor::GmT0010
+    } else {
+        Flavor::Rfc5652
+    };
+    Ok(Verified { content, signers, certificates, flavor })
+}
+
+/// Reads the optional `[0] IMPLICIT CertificateSet`, keeping X.509
+/// certificates (other choices are skipped).
+pub(crate) fn read_certificates(sd: &mut Reader<'_>) -> Result<Vec<Certificate>> {
     let mut certificates = Vec::new();
     if let Some(c) = sd.optional(der::ctx(0))? {
-        let mut cr = Reader::new(c.value, W);
+        let mut cr = sd.inner(c.value)?;
         while !cr.is_empty() {
             if certificates.len() >= MAX_CERTS {
                 return Err(cr.err("too many certificates"));
@@ -227,14 +251,24 @@ pub fn verify(
             }
         }
     }
-    sd.optional(der::ctx(1))?;
-    let mut infos = sd.nested(der::SET, "signerInfos")?;
-    sd.finish("SignedData")?;
-    let mut pool: Vec<Certificate> = certificates.clone();
-    pool.extend(extra.iter().cloned());
+    Ok(certificates)
+}
+
+/// Verifies every SignerInfo of `infos` over `content` (whose content type
+/// is `ect`; `None`: id-data under either OID family); `encap_der` enables GmSSL's form (SM3 of the encapsulated
+/// ContentInfo, no Z). Returns the signers' certificates and whether the
+/// GmSSL form was used. No SignerInfo at all is an error.
+pub(crate) fn verify_signer_infos(
+    infos: &mut Reader<'_>,
+    pool: &[Certificate],
+    content: &[u8],
+    ect: Option<&ObjectIdentifier>,
+    encap_der: Option<&[u8]>,
+    uid: Option<&[u8]>,
+    trust: Option<(&[Certificate], i64)>,
+) -> Result<(Vec<Certificate>, bool)> {
     let mut signers = Vec::new();
     let mut gmssl_form = false;
-    let encap_der = der::seq(&[&der::oid(&ect), &der::tlv(der::ctx(0), &der::octets(&content))]);
     while !infos.is_empty() {
         if signers.len() >= MAX_SIGNERS {
             return Err(infos.err("too many signers"));
@@ -242,10 +276,6 @@ pub fn verify(
         let mut si = infos.nested(der::SEQUENCE, "SignerInfo")?;
         si.small_uint("version")?;
         let (kind, a, b) = read_sid(&mut si)?;
-        let id = match kind {
-            SignerIdKind::IssuerSerial => SignerId::IssuerSerial(Name::from_der(&a)?, b),
-            SignerIdKind::KeyId => SignerId::KeyId(a),
-        };
         let mut dr = si.nested(der::SEQUENCE, "digestAlgorithm")?;
         let dalg = dr.oid("digestAlgorithm")?;
         // Lenient: GmSSL and others sometimes name the signature algorithm here.
@@ -261,26 +291,24 @@ pub fn verify(
         let sig = si.expect(der::OCTET_STRING, "signature")?.value;
         si.optional(der::ctx(1))?;
         si.finish("SignerInfo")?;
-        let cert = find_cert(&id, &pool).ok_or_else(|| {
+        let cert = find_cert(kind, &a, &b, pool).ok_or_else(|| {
             Error::InvalidCertificate("the signer's certificate is neither in the message nor given".into())
         })?;
         let key = cert.public_key()?;
         let ok = match attrs {
             Some(a) => {
-                check_attributes(a.value, &ect, &content)?;
-                let mut set = der::tlv(der::SET, a.value);
-                let good = uid_list(uid)
+                check_attributes(a.value, ect, content)?;
+                let set = der::tlv(der::SET, a.value);
+                uid_list(uid)
                     .into_iter()
-                    .any(|u| x509::signing_digest(key, u, &set).map(|e| verify_sm2(key, &e, sig)).unwrap_or(false));
-                set.clear();
-                good
+                    .any(|u| x509::signing_digest(key, u, &set).map(|e| verify_sm2(key, &e, sig)).unwrap_or(false))
             }
             None => {
-                let g = verify_sm2(key, &sm3::hash(&encap_der), sig);
+                let g = encap_der.is_some_and(|e| verify_sm2(key, &sm3::hash(e), sig));
                 gmssl_form |= g;
                 g || uid_list(uid)
                     .into_iter()
-                    .any(|u| x509::signing_digest(key, u, &content).map(|e| verify_sm2(key, &e, sig)).unwrap_or(false))
+                    .any(|u| x509::signing_digest(key, u, content).map(|e| verify_sm2(key, &e, sig)).unwrap_or(false))
             }
         };
         if !ok {
@@ -296,19 +324,12 @@ pub fn verify(
         signers.push(cert.clone());
     }
     if signers.is_empty() {
-        return Err(Error::invalid("SignedData has no signers"));
+        return Err(Error::invalid("the message has no signers"));
     }
-    let flavor = if gmssl_form {
-        Flavor::Gmssl
-    } else if gm {
-        Flavor::GmT0010
-    } else {
-        Flavor::Rfc5652
-    };
-    Ok(Verified { content, signers, certificates, flavor })
+    Ok((signers, gmssl_form))
 }
 
-fn check_attributes(set_contents: &[u8], ect: &ObjectIdentifier, content: &[u8]) -> Result<()> {
+fn check_attributes(set_contents: &[u8], ect: Option<&ObjectIdentifier>, content: &[u8]) -> Result<()> {
     let mut r = Reader::new(set_contents, "signed attributes");
     let (mut ctype, mut digest) = (None, None);
     while !r.is_empty() {
@@ -322,7 +343,12 @@ fn check_attributes(set_contents: &[u8], ect: &ObjectIdentifier, content: &[u8])
             digest = Some(v.value.to_vec());
         }
     }
-    if ctype.as_ref() != Some(ect) {
+    let expected = match (ect, ctype.as_ref()) {
+        (Some(e), Some(c)) => e == c,
+        (None, Some(c)) => is_data(c),
+        (_, None) => false,
+    };
+    if !expected {
         return Err(Error::invalid("signed attributes: contentType is missing or differs from the content's"));
     }
     match digest {

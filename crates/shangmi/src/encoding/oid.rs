@@ -388,6 +388,18 @@ pub const OCSP_BASIC: O = O::new_unwrap("1.3.6.1.5.5.7.48.1.1");
 pub const OCSP_NONCE: O = O::new_unwrap("1.3.6.1.5.5.7.48.1.2");
 /// 1.3.6.1.5.5.7.48.1.5: id-pkix-ocsp-nocheck, on delegated responder certificates (RFC 6960 4.2.2.2.1).
 pub const OCSP_NO_CHECK: O = O::new_unwrap("1.3.6.1.5.5.7.48.1.5");
+// ---------------------------------------------------------------- containers CAs, KMCs and KMSs write
+
+/// 1.2.156.10197.1.104: SM4 (GM/T 0006) with no mode: CFCA's and gmsm's
+/// EnvelopedData use it for SM4-CBC (an IV as parameters), KMC envelopes
+/// and CFCA's `.sm2` key container for SM4 without one.
+pub const SM4: O = O::new_unwrap("1.2.156.10197.1.104");
+/// 1.2.156.10197.1.104.1: SM4-ECB (GM/T 0006), GB/T 35276 key envelopes.
+pub const SM4_ECB: O = O::new_unwrap("1.2.156.10197.1.104.1");
+/// 1.2.156.10197.6.1.4.2.4: GM/T 0010 `signedAndEnvelopedData`.
+pub const GM_SIGNED_AND_ENVELOPED_DATA: O = O::new_unwrap("1.2.156.10197.6.1.4.2.4");
+/// 1.2.840.113549.1.7.4: PKCS#7 `signedAndEnvelopedData` (RFC 2315).
+pub const SIGNED_AND_ENVELOPED_DATA: O = O::new_unwrap("1.2.840.113549.1.7.4");
 
 #[cfg(test)]
 mod tests {

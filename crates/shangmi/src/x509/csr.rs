@@ -29,13 +29,19 @@ const MAX_ATTRIBUTES: usize = 256;
 impl CertificateRequest {
     /// Parses one DER PKCS#10 request (no trailing bytes), validating every
     /// field; its extensionRequest attribute, if any, is parsed too.
+    ///
+    /// Several extensionRequest attributes (Alibaba Cloud KMS writes two)
+    /// are read as OpenSSL reads them (`X509_REQ_get_extensions`): the
+    /// first one in the encoding, and its first value, give the extensions;
+    /// the others are kept among [`Self::attributes`].
     pub fn from_der(der: &[u8]) -> Result<Self> {
         const W: &str = "certificate request";
         let signed = Signed::parse(der, W)?;
         let mut r = Reader::new(&der[signed.tbs.clone()], W);
         let mut t = r.nested(der::SEQUENCE, "certificationRequestInfo")?;
-        if t.small_uint("version")? != 0 {
-            return Err(t.err("unknown version (expected v1, 0)"));
+        let version = t.small_uint("version")?;
+        if version != 0 {
+            return Err(t.err(format!("version {version} is unknown (PKCS#10 defines only v1, encoded 0)")));
         }
         let subject = Name::from_der(t.expect(der::SEQUENCE, "subject")?.raw)?;
         let spki = t.expect(der::SEQUENCE, "subjectPKInfo")?.raw.to_vec();
@@ -55,12 +61,18 @@ impl CertificateRequest {
                 while !values.is_empty() {
                     vals.push(values.any()?.raw.to_vec());
                 }
-                if typ == oid::EXTENSION_REQUEST {
-                    if vals.len() != 1 || !extensions.is_empty() {
-                        return Err(ar.err("extensionRequest must hold exactly one Extensions value"));
-                    }
-                    let inner = der::single(&vals[0], der::SEQUENCE, W)?;
-                    extensions = ext::parse_list(inner.value, W)?;
+                let first_request = typ == oid::EXTENSION_REQUEST
+                    && !attributes.iter().any(|(o, _): &(ObjectIdentifier, _)| *o == oid::EXTENSION_REQUEST);
+                if let (true, Some(v)) = (first_request, vals.first()) {
+                    let inner = der::single(v, der::SEQUENCE, "certificate request extensionRequest").map_err(|e| {
+                        Error::invalid(format!(
+                            "invalid certificate request: the extensionRequest attribute's value is not an Extensions SEQUENCE ({e})"
+                        ))
+                    })?;
+                    extensions = ext::parse_list(inner.value, W).map_err(|e| match e {
+                        Error::InvalidInput(m) => Error::invalid(format!("{m} (in the extensionRequest attribute)")),
+                        other => other,
+                    })?;
                 }
                 attributes.push((typ, vals));
             }

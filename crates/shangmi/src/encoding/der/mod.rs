@@ -29,11 +29,13 @@
 //! (callers turn it into `InvalidKey`/`InvalidSignature` where that is the
 //! better kind), never a panic.
 
+mod ber;
 mod reader;
 pub mod tags;
 mod time;
 mod writer;
 
+pub use ber::normalize as normalize_ber;
 pub use reader::{bit_string_bytes, single, Reader, Tlv, MAX_DEPTH};
 pub use tags::*;
 pub use time::{
