@@ -51,9 +51,65 @@ fn main() {
     let q = *smpk.point();
     let qprep = G2Prepared::new(&q);
     let f = miller_loop(&p, &q);
+    let p_bytes = g1::encode(&p);
+    let q_bytes = g2::encode(&q);
 
     type Op<'a> = (&'static str, usize, Box<dyn FnMut() + 'a>);
     let mut ops: Vec<Op> = vec![
+        (
+            "pairing, encoded (validated)",
+            20,
+            Box::new(|| {
+                black_box(pairing_encoded(&p_bytes, &q_bytes).unwrap());
+            }),
+        ),
+        (
+            "pairing, encoded, [n]Q check",
+            20,
+            Box::new(|| {
+                // The validation before the ψ test: the same decoding with
+                // the subgroup checked by [n]Q.
+                let p = g1::decode(&p_bytes, "P").unwrap();
+                let q = g2::decode_on_twist(&q_bytes, "Q").unwrap();
+                assert!(g2::in_subgroup_by_order_vartime(&q));
+                black_box(pairing(&p, &q));
+            }),
+        ),
+        (
+            "G1 validate (decode)",
+            200,
+            Box::new(|| {
+                black_box(g1::decode(&p_bytes, "P").unwrap());
+            }),
+        ),
+        (
+            "G2 validate (decode, ψ test)",
+            100,
+            Box::new(|| {
+                black_box(g2::decode(&q_bytes, "Q").unwrap());
+            }),
+        ),
+        (
+            "G2 on-twist check only",
+            200,
+            Box::new(|| {
+                black_box(g2::decode_on_twist(&q_bytes, "Q").unwrap());
+            }),
+        ),
+        (
+            "G2 subgroup, ψ test",
+            100,
+            Box::new(|| {
+                assert!(black_box(g2::in_subgroup_vartime(&q)));
+            }),
+        ),
+        (
+            "G2 subgroup, [n]Q",
+            20,
+            Box::new(|| {
+                assert!(black_box(g2::in_subgroup_by_order_vartime(&q)));
+            }),
+        ),
         (
             "pairing",
             20,

@@ -60,7 +60,12 @@ def _ours() -> Ops:
     sig = alice.sign(MSG)
     ct = empk.encrypt(PT32, uid)
     _, c = empk.encapsulate(uid, KLEN)
+    g1_point, g2_point = empk.to_bytes(), smpk.to_bytes()
     return {
+        # Validation of a public point: G1 (Ppub-e) is on-curve only (cofactor 1),
+        # G2 (Ppub-s) on the twist and in G2 (the endomorphism test).
+        "validate G1 point": lambda: sm9.EncMasterPublicKey.from_bytes(g1_point),
+        "validate G2 point": lambda: sm9.SignMasterPublicKey.from_bytes(g2_point),
         "extract sign": lambda: smk.extract(uid),
         "extract enc": lambda: emk.extract(uid),
         "sign": lambda: alice.sign(MSG),
