@@ -273,6 +273,95 @@ fn main() {
             }),
         ),
     ];
+    // The IFMA lane field against the scalar tower: 64 rounds of eight
+    // products each (eight independent chains on both sides), per product.
+    #[cfg(target_arch = "x86_64")]
+    {
+        use shangmi::cpu::Token;
+        use shangmi::sm9::fp::Fp;
+        use shangmi::sm9::fp2::Fp2;
+        use shangmi::sm9::fp_ifma::{self, Fp2x8, Fp8};
+        let xs: [Fp; 8] = core::array::from_fn(|i| Fp::from_limbs_reduce(&[i as u64 + 3, 7, 11 * i as u64, 1]));
+        let ys: [Fp; 8] = core::array::from_fn(|i| Fp::from_limbs_reduce(&[i as u64 + 5, 13, 17, 2 * i as u64]));
+        let x2: [Fp2; 8] = core::array::from_fn(|i| Fp2::new(xs[i], ys[(i + 1) % 8]));
+        let y2: [Fp2; 8] = core::array::from_fn(|i| Fp2::new(ys[i], xs[(i + 3) % 8]));
+        ops.push((
+            "Fp mul, ADX/lane",
+            4,
+            Box::new(move || {
+                let mut acc = xs;
+                for _ in 0..64 {
+                    for k in 0..8 {
+                        acc[k] = acc[k].mul(&ys[k]);
+                    }
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp2 mul, ADX/lane",
+            4,
+            Box::new(move || {
+                let mut acc = x2;
+                for _ in 0..64 {
+                    for k in 0..8 {
+                        acc[k] = acc[k].mul(&y2[k]);
+                    }
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp2 square, ADX/lane",
+            4,
+            Box::new(move || {
+                let mut acc = x2;
+                for _ in 0..64 {
+                    for a in acc.iter_mut() {
+                        *a = a.square();
+                    }
+                }
+                black_box(acc);
+            }),
+        ));
+        if let Some(t) = shangmi::cpu::Ifma::get() {
+            let (vx, vy) = (Fp8::from_fp(t, &xs), Fp8::from_fp(t, &ys));
+            let (wx, wy) = (Fp2x8::from_fp2(t, &x2), Fp2x8::from_fp2(t, &y2));
+            ops.push((
+                "Fp mul, IFMA/lane",
+                4,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = fp_ifma::mul(t, &acc, &vy);
+                    }
+                    black_box(acc.to_fp(t));
+                }),
+            ));
+            ops.push((
+                "Fp2 mul, IFMA/lane",
+                4,
+                Box::new(move || {
+                    let mut acc = wx;
+                    for _ in 0..64 {
+                        acc = fp_ifma::fp2_mul(t, &acc, &wy);
+                    }
+                    black_box(acc.to_fp2(t));
+                }),
+            ));
+            ops.push((
+                "Fp2 square, IFMA/lane",
+                4,
+                Box::new(move || {
+                    let mut acc = wx;
+                    for _ in 0..64 {
+                        acc = fp_ifma::fp2_square(t, &acc);
+                    }
+                    black_box(acc.to_fp2(t));
+                }),
+            ));
+        }
+    }
     // `--only SUBSTRING` keeps the operations whose name contains it (for profiling one).
     if let Some(i) = args.iter().position(|a| a == "--only") {
         let pat = args.get(i + 1).cloned().unwrap_or_default();
@@ -298,7 +387,14 @@ fn main() {
                 op();
             }
             // Batch rows (`…/item`) run BATCH items per call.
-            let per = if ops_names[i].contains("/item") { BATCH } else { 1 };
+            // Lane rows (`…/lane`) do 64 rounds of eight products per call.
+            let per = if ops_names[i].contains("/item") {
+                BATCH
+            } else if ops_names[i].contains("/lane") {
+                512
+            } else {
+                1
+            };
             times[i].push((now_ns() - t) as f64 / 1e3 / (*n * per) as f64);
         }
     }
@@ -314,7 +410,7 @@ fn main() {
     for (i, (name, _, _)) in ops.iter().enumerate() {
         let (mn, md) = med(&mut times[i]);
         let ratio = v.map_or(String::from("-"), |v| format!("{:.2}", md / v));
-        println!("{name:<28} {mn:>10.1} {md:>10.1} {ratio:>8}");
+        println!("{name:<28} {mn:>10.3} {md:>10.3} {ratio:>8}");
     }
     println!(
         "prepared memory: sign master {} B, sign key {} B, enc master {} B, enc key {} B",
