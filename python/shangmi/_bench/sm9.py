@@ -28,7 +28,7 @@ KLEN = 32
 #: Signatures per ``verify_many`` call in the V table (its row is per item).
 BATCH = 16
 #: Operations whose one call does several items, and how many.
-PER_CALL = {"verify_many (prepared, per item)": BATCH}
+PER_CALL = {"verify_many per item": BATCH}
 #: The issue-10 targets, as the most V an operation may take.
 TARGETS = {
     "pairing": 5.0,
@@ -70,7 +70,7 @@ def _ours() -> Ops:
     return {
         # One call checks BATCH signatures; _against_v reports it per item
         # (the thread count is set to 1 around it there).
-        "verify_many (prepared, per item)": lambda: sm9.verify_many(smpk_p, batch),
+        "verify_many per item": lambda: sm9.verify_many(smpk_p, batch),
         # Validation of a public point: G1 (Ppub-e) is on-curve only (cofactor 1),
         # G2 (Ppub-s) on the twist and in G2 (the endomorphism test).
         "validate G1 point": lambda: sm9.EncMasterPublicKey.from_bytes(g1_point),
