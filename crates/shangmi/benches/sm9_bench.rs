@@ -2,7 +2,7 @@
 //!
 //! Each operation runs in short batches, rounds interleaved (A, B, C, ... A,
 //! B, C, ...) so machine noise hits them alike; prints min and median µs per
-//! operation. With `--openssl`, `openssl speed -seconds 3 ecdsap256` runs
+//! operation of process CPU time. With `--openssl`, `openssl speed -seconds 3 ecdsap256` runs
 //! between the rounds and every figure is also printed as a ratio to its
 //! P-256 verify time V (absolute times on shared machines are noise).
 
@@ -10,7 +10,36 @@ use shangmi::sm9::pairing::{miller_loop, pairing, G2Prepared};
 use shangmi::sm9::*;
 use std::hint::black_box;
 use std::process::Command;
-use std::time::Instant;
+
+/// Process CPU time in ns (Linux), so other processes on a shared machine
+/// do not inflate our figures (`openssl speed` divides by its CPU time
+/// likewise); the process clock, not the thread's, because the batch rows
+/// run on the pool's thread. Wall time elsewhere.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn now_ns() -> u64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec (two longs on 64-bit Linux)
+    // to the valid pointer given.
+    unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.sec as u64 * 1_000_000_000 + ts.nsec as u64
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn now_ns() -> u64 {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
 
 fn openssl_verify_us() -> Option<f64> {
     let out = Command::new("openssl").args(["speed", "-seconds", "3", "ecdsap256"]).output().ok()?;
@@ -26,6 +55,9 @@ fn openssl_verify_us() -> Option<f64> {
     }
     None
 }
+
+/// Items per batch in the `verify_many` rows.
+const BATCH: usize = 16;
 
 fn main() {
     let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
@@ -51,9 +83,72 @@ fn main() {
     let q = *smpk.point();
     let qprep = G2Prepared::new(&q);
     let f = miller_loop(&p, &q);
+    let p_bytes = g1::encode(&p);
+    // A batch of 16 signatures by one identity, checked on one thread; its
+    // rows are per item (the closure runs the whole batch, `n` = 1 batch
+    // counts as 16 items below through BATCH).
+    shangmi::par::set_num_threads(1).unwrap();
+    let batch_msgs: Vec<Vec<u8>> = (0..BATCH).map(|i| format!("batch message {i}").into_bytes()).collect();
+    let batch: Vec<(&[u8], &[u8], Option<Signature>)> =
+        batch_msgs.iter().map(|m| (&m[..], &b"Alice"[..], Some(skey.sign(m).unwrap()))).collect();
+    let q_bytes = g2::encode(&q);
 
     type Op<'a> = (&'static str, usize, Box<dyn FnMut() + 'a>);
     let mut ops: Vec<Op> = vec![
+        (
+            "pairing, encoded (validated)",
+            20,
+            Box::new(|| {
+                black_box(pairing_encoded(&p_bytes, &q_bytes).unwrap());
+            }),
+        ),
+        (
+            "pairing, encoded, [n]Q check",
+            20,
+            Box::new(|| {
+                // The validation before the ψ test: the same decoding with
+                // the subgroup checked by [n]Q.
+                let p = g1::decode(&p_bytes, "P").unwrap();
+                let q = g2::decode_on_twist(&q_bytes, "Q").unwrap();
+                assert!(g2::in_subgroup_by_order_vartime(&q));
+                black_box(pairing(&p, &q));
+            }),
+        ),
+        (
+            "G1 validate (decode)",
+            200,
+            Box::new(|| {
+                black_box(g1::decode(&p_bytes, "P").unwrap());
+            }),
+        ),
+        (
+            "G2 validate (decode, ψ test)",
+            100,
+            Box::new(|| {
+                black_box(g2::decode(&q_bytes, "Q").unwrap());
+            }),
+        ),
+        (
+            "G2 on-twist check only",
+            200,
+            Box::new(|| {
+                black_box(g2::decode_on_twist(&q_bytes, "Q").unwrap());
+            }),
+        ),
+        (
+            "G2 subgroup, ψ test",
+            100,
+            Box::new(|| {
+                assert!(black_box(g2::in_subgroup_vartime(&q)));
+            }),
+        ),
+        (
+            "G2 subgroup, [n]Q",
+            20,
+            Box::new(|| {
+                assert!(black_box(g2::in_subgroup_by_order_vartime(&q)));
+            }),
+        ),
         (
             "pairing",
             20,
@@ -110,6 +205,29 @@ fn main() {
                 black_box(pskey.sign(msg).unwrap());
             }),
         ),
+        (
+            "verify_many/item, prepared",
+            1,
+            Box::new(|| {
+                assert!(verify_many(&psmpk, 1, &batch).iter().all(|&ok| ok));
+            }),
+        ),
+        (
+            "verify 1-by-1/item, prepared",
+            1,
+            Box::new(|| {
+                for (m, u, s) in &batch {
+                    psmpk.verify(m, u, 1, s.as_ref().unwrap()).unwrap();
+                }
+            }),
+        ),
+        (
+            "verify_many/item",
+            1,
+            Box::new(|| {
+                assert!(verify_many(&smpk, 1, &batch).iter().all(|&ok| ok));
+            }),
+        ),
         ("verify", 10, Box::new(|| smpk.verify(msg, b"Alice", 1, &sig).unwrap())),
         ("verify, prepared", 10, Box::new(|| psmpk.verify(msg, b"Alice", 1, &sig).unwrap())),
         (
@@ -155,11 +273,101 @@ fn main() {
             }),
         ),
     ];
+    // The IFMA lane field against the scalar tower: 64 rounds of eight
+    // products each (eight independent chains on both sides), per product.
+    #[cfg(target_arch = "x86_64")]
+    {
+        use shangmi::cpu::Token;
+        use shangmi::sm9::fp::Fp;
+        use shangmi::sm9::fp2::Fp2;
+        use shangmi::sm9::fp_ifma::{self, Fp2x8, Fp8};
+        let xs: [Fp; 8] = core::array::from_fn(|i| Fp::from_limbs_reduce(&[i as u64 + 3, 7, 11 * i as u64, 1]));
+        let ys: [Fp; 8] = core::array::from_fn(|i| Fp::from_limbs_reduce(&[i as u64 + 5, 13, 17, 2 * i as u64]));
+        let x2: [Fp2; 8] = core::array::from_fn(|i| Fp2::new(xs[i], ys[(i + 1) % 8]));
+        let y2: [Fp2; 8] = core::array::from_fn(|i| Fp2::new(ys[i], xs[(i + 3) % 8]));
+        ops.push((
+            "Fp mul, ADX/lane",
+            4,
+            Box::new(move || {
+                let mut acc = xs;
+                for _ in 0..64 {
+                    for k in 0..8 {
+                        acc[k] = acc[k].mul(&ys[k]);
+                    }
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp2 mul, ADX/lane",
+            4,
+            Box::new(move || {
+                let mut acc = x2;
+                for _ in 0..64 {
+                    for k in 0..8 {
+                        acc[k] = acc[k].mul(&y2[k]);
+                    }
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp2 square, ADX/lane",
+            4,
+            Box::new(move || {
+                let mut acc = x2;
+                for _ in 0..64 {
+                    for a in acc.iter_mut() {
+                        *a = a.square();
+                    }
+                }
+                black_box(acc);
+            }),
+        ));
+        if let Some(t) = shangmi::cpu::Ifma::get() {
+            let (vx, vy) = (Fp8::from_fp(t, &xs), Fp8::from_fp(t, &ys));
+            let (wx, wy) = (Fp2x8::from_fp2(t, &x2), Fp2x8::from_fp2(t, &y2));
+            ops.push((
+                "Fp mul, IFMA/lane",
+                4,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = fp_ifma::mul(t, &acc, &vy);
+                    }
+                    black_box(acc.to_fp(t));
+                }),
+            ));
+            ops.push((
+                "Fp2 mul, IFMA/lane",
+                4,
+                Box::new(move || {
+                    let mut acc = wx;
+                    for _ in 0..64 {
+                        acc = fp_ifma::fp2_mul(t, &acc, &wy);
+                    }
+                    black_box(acc.to_fp2(t));
+                }),
+            ));
+            ops.push((
+                "Fp2 square, IFMA/lane",
+                4,
+                Box::new(move || {
+                    let mut acc = wx;
+                    for _ in 0..64 {
+                        acc = fp_ifma::fp2_square(t, &acc);
+                    }
+                    black_box(acc.to_fp2(t));
+                }),
+            ));
+        }
+    }
     // `--only SUBSTRING` keeps the operations whose name contains it (for profiling one).
     if let Some(i) = args.iter().position(|a| a == "--only") {
         let pat = args.get(i + 1).cloned().unwrap_or_default();
         ops.retain(|(name, _, _)| name.contains(pat.as_str()));
     }
+    let ops_names: Vec<&'static str> = ops.iter().map(|(name, _, _)| *name).collect();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
     let mut v_times = Vec::new();
     for (_, n, op) in ops.iter_mut() {
@@ -174,11 +382,20 @@ fn main() {
             }
         }
         for (i, (_, n, op)) in ops.iter_mut().enumerate() {
-            let t = Instant::now();
+            let t = now_ns();
             for _ in 0..*n {
                 op();
             }
-            times[i].push(t.elapsed().as_secs_f64() * 1e6 / *n as f64);
+            // Batch rows (`…/item`) run BATCH items per call.
+            // Lane rows (`…/lane`) do 64 rounds of eight products per call.
+            let per = if ops_names[i].contains("/item") {
+                BATCH
+            } else if ops_names[i].contains("/lane") {
+                512
+            } else {
+                1
+            };
+            times[i].push((now_ns() - t) as f64 / 1e3 / (*n * per) as f64);
         }
     }
     let med = |v: &mut Vec<f64>| {
@@ -193,7 +410,7 @@ fn main() {
     for (i, (name, _, _)) in ops.iter().enumerate() {
         let (mn, md) = med(&mut times[i]);
         let ratio = v.map_or(String::from("-"), |v| format!("{:.2}", md / v));
-        println!("{name:<28} {mn:>10.1} {md:>10.1} {ratio:>8}");
+        println!("{name:<28} {mn:>10.3} {md:>10.3} {ratio:>8}");
     }
     println!(
         "prepared memory: sign master {} B, sign key {} B, enc master {} B, enc key {} B",

@@ -137,6 +137,17 @@ fn fp2_at(b: &[u8], what: &str) -> Result<Fp2> {
 /// Decodes 04‖x1‖x0‖y1‖y0 or the same without 04, checking coordinates < p,
 /// the point on the twist and in the order-n subgroup.
 pub fn decode(b: &[u8], what: &str) -> Result<G2Affine> {
+    let q = decode_on_twist(b, what)?;
+    if !in_subgroup_vartime(&q) {
+        return Err(Error::invalid(format!("{what}: point is not in the order-n subgroup G2")));
+    }
+    Ok(q)
+}
+
+/// [`decode`] without the subgroup check: coordinates < p and the point on
+/// the twist only (for measuring the subgroup check apart, and for callers
+/// that check membership themselves).
+pub fn decode_on_twist(b: &[u8], what: &str) -> Result<G2Affine> {
     let raw = match b.len() {
         129 if b[0] == 4 => &b[1..],
         128 => b,
@@ -150,14 +161,73 @@ pub fn decode(b: &[u8], what: &str) -> Result<G2Affine> {
     if !bool::from(q.is_on_curve::<G2Curve>()) {
         return Err(Error::invalid(format!("{what}: point is not on the twist curve")));
     }
-    if !in_subgroup_vartime(&q) {
-        return Err(Error::invalid(format!("{what}: point is not in the order-n subgroup G2")));
-    }
     Ok(q)
 }
 
-/// [n]q = O: the subgroup check for a public point (variable time).
+/// ψ (= [`frobenius`]) on Jacobian coordinates: x = X/Z² gives
+/// x̄ = X̄/Z̄², so (X, Y, Z) ↦ (−X̄·G14, −Ȳ·G13, Z̄) and no inversion.
+fn psi_jacobian(q: &G2) -> G2 {
+    G2 { x: q.x.conj().mul_fp(&G14).neg(), y: q.y.conj().mul_fp(&G13).neg(), z: q.z.conj() }
+}
+
+/// ψ² (= [`frobenius2`]) on Jacobian coordinates: (−G12·X, −Y, Z).
+fn psi2_jacobian(q: &G2) -> G2 {
+    G2 { x: q.x.mul_fp(&G12).neg(), y: q.y.neg(), z: q.z }
+}
+
+/// Whether a point already checked on the twist lies in G2 (variable time:
+/// public points only). About one 63-bit scalar product instead of the
+/// 256-bit [n]Q of [`in_subgroup_by_order_vartime`].
+///
+/// The test is Scott's for BN curves (M. Scott, "A note on group
+/// membership tests for G1, G2 and GT on BLS pairing-friendly curves",
+/// ePrint 2021/1130, §4; El Housni, Guillevic, Piellard, "Co-factor
+/// clearing and subgroup membership testing on pairing-friendly curves",
+/// AFRICACRYPT 2022, ePrint 2022/352, give the general argument):
+///
+///   [t + 1]Q + ψ([t]Q) + ψ²([t]Q) = ψ³([2t]Q),
+///
+/// with t the BN parameter. Why it is exact for SM9's curve: ψ is the
+/// p-power Frobenius carried to the twist, an endomorphism of E' with
+/// ψ² − trψ + p = 0 (tr = 6t² + 1, E's trace). Reducing the test's
+/// endomorphism (t+1) + tψ + tψ² − 2tψ³ modulo that relation gives a + bψ
+/// with a = t + 1 − tp + 2ttr·p and b = t + t·tr − 2t(tr² − p).
+/// - Q ∈ G2 ⇒ the test holds: on G2, ψ acts as [p] = [6t²] mod n, and
+///   a + b·6t² ≡ 0 (mod n).
+/// - The test holds ⇒ Q ∈ G2: Q is in the kernel of a + bψ, an isogeny of
+///   degree N = a² + ab·tr + b²p, so the order of Q divides N; it also
+///   divides #E'(Fp2) = n·h (h = p − 1 + tr). gcd(N, h) = 1 for SM9's t,
+///   so the order divides n, and E'(Fp2)'s n-torsion is G2 (gcd(n, h) = 1).
+///
+/// `tests/sm9_subgroup.rs` recomputes a + b·6t² ≡ 0 (mod n), gcd(N, h) = 1
+/// and gcd(n, h) = 1 from t, and compares this test with [n]Q on points in G2, on random twist points,
+/// on points of order 13 (a factor of h) and on their sums with G2 points.
 pub fn in_subgroup_vartime(q: &G2Affine) -> bool {
+    // [t]Q by the NAF of t (t public, Q public).
+    let nq = q.neg();
+    let mut tq = G2::IDENTITY;
+    for i in (0..T_NAF.len()).rev() {
+        tq = tq.double();
+        match T_NAF[i] {
+            1 => tq = tq.add_mixed(q),
+            -1 => tq = tq.add_mixed(&nq),
+            _ => {}
+        }
+    }
+    let p1 = psi_jacobian(&tq);
+    let p2 = psi2_jacobian(&tq);
+    let p3 = psi_jacobian(&p2);
+    let lhs = tq.add_mixed(q).add(&p1).add(&p2);
+    let rhs = p3.double();
+    bool::from(lhs.ct_eq_point(&rhs))
+}
+
+/// The NAF of the BN parameter t, least significant digit first.
+const T_NAF: [i8; 65] = crate::arith::naf_const::<65>(super::fp::T as u128);
+
+/// [n]q = O: the definition of G2 membership, 256 doublings; the reference
+/// for [`in_subgroup_vartime`] (tests and benchmarks).
+pub fn in_subgroup_by_order_vartime(q: &G2Affine) -> bool {
     use crate::arith::Modulus;
     bool::from(q.to_jacobian().mul_vartime(&super::fp::Sm9N::M).is_identity())
 }

@@ -15,6 +15,8 @@ pub mod fp12;
 pub mod fp2;
 pub mod fp4;
 mod fp_asm;
+#[cfg(target_arch = "x86_64")]
+pub mod fp_ifma;
 pub mod g1;
 pub mod g2;
 pub mod glv;
