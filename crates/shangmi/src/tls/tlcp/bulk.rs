@@ -8,14 +8,18 @@
 
 use zeroize::Zeroizing;
 
+use std::collections::VecDeque;
+
 use super::alert::{self, Fatal, HsResult};
-use super::conn::{Connection, CT_APPLICATION_DATA};
-use super::record::{HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
+use super::record::{RecordCipher, HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
 use super::VERSION;
+
+/// The record type of application data.
+pub(super) const CT_APPLICATION_DATA: u8 = 23;
 
 /// Records sealed or opened at once: one group of SM3's 16 lanes. It also
 /// bounds the working memory of a large write and the network bytes the
-/// engine buffers ahead ([`Connection::read_tls`] takes at most this many
+/// engine buffers ahead (`Connection::read_tls` takes at most this many
 /// records' worth, about 290 KiB).
 pub(super) const BATCH: usize = 16;
 
@@ -27,53 +31,52 @@ pub(super) fn check_plaintext_len(len: usize) -> HsResult<()> {
     Ok(())
 }
 
-impl Connection {
-    /// Opens the complete application-data records at the start of the
-    /// input, at most [`BATCH`], and delivers their plaintexts in order;
-    /// stops at a record of another type, one whose header the general
-    /// path refuses (it is left to that path), an incomplete one, or the
-    /// first refused record, whose error is returned after the records
-    /// before it were delivered. The caller has checked that the first
-    /// record is complete application data under an active read cipher.
-    pub(super) fn open_application_run(&mut self) -> HsResult<()> {
-        let mut spans = Vec::new();
-        let mut at = 0;
-        while spans.len() < BATCH && self.inbuf.len() >= at + HEADER {
-            let h = &self.inbuf[at..at + HEADER];
-            let len = u16::from_be_bytes([h[3], h[4]]) as usize;
-            let header_ok = h[0] == CT_APPLICATION_DATA && h[1..3] == VERSION.to_be_bytes() && len <= MAX_CIPHERTEXT;
-            if !header_ok || self.inbuf.len() < at + HEADER + len {
-                break;
-            }
-            spans.push((at + HEADER, len));
-            at += HEADER + len;
+/// Opens the complete application-data records at the start of `inbuf`,
+/// at most [`BATCH`], under `cipher` from sequence number `*seq`, and
+/// appends their plaintexts to `plain_in` in order; stops at a record of
+/// another type, one whose header the general path refuses (it is left to
+/// that path), an incomplete one, or the first refused record, whose error
+/// is returned after the records before it were delivered. Consumed
+/// records leave `inbuf`. The caller has checked that the first record is
+/// complete application data and the connection established.
+pub(super) fn open_application_run(
+    cipher: &RecordCipher,
+    inbuf: &mut Vec<u8>,
+    seq: &mut u64,
+    plain_in: &mut VecDeque<u8>,
+) -> HsResult<()> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while spans.len() < BATCH && inbuf.len() >= at + HEADER {
+        let h = &inbuf[at..at + HEADER];
+        let len = u16::from_be_bytes([h[3], h[4]]) as usize;
+        let header_ok = h[0] == CT_APPLICATION_DATA && h[1..3] == VERSION.to_be_bytes() && len <= MAX_CIPHERTEXT;
+        if !header_ok || inbuf.len() < at + HEADER + len {
+            break;
         }
-        let results = match &self.read_cipher {
-            Some(c) => {
-                let fragments: Vec<&[u8]> = spans.iter().map(|&(s, l)| &self.inbuf[s..s + l]).collect();
-                c.open_many(self.read_seq, CT_APPLICATION_DATA, &fragments)
-            }
-            None => return Err(Fatal::internal(crate::Error::invalid("no read cipher for application data"))),
-        };
-        let mut used = 0;
-        let mut outcome = Ok(());
-        for (r, &(s, l)) in results.into_iter().zip(&spans) {
-            used = s + l;
-            let plain = match r {
-                Ok(p) => Zeroizing::new(p),
-                Err(e) => {
-                    outcome = Err(Fatal { alert: alert::BAD_RECORD_MAC, error: e });
-                    break;
-                }
-            };
-            self.read_seq = self.read_seq.wrapping_add(1);
-            if let Err(f) = check_plaintext_len(plain.len()) {
-                outcome = Err(f);
-                break;
-            }
-            self.plain_in.extend(plain.iter());
-        }
-        self.inbuf.drain(..used);
-        outcome
+        spans.push((at + HEADER, len));
+        at += HEADER + len;
     }
+    let fragments: Vec<&[u8]> = spans.iter().map(|&(s, l)| &inbuf[s..s + l]).collect();
+    let results = cipher.open_many(*seq, CT_APPLICATION_DATA, &fragments);
+    let mut used = 0;
+    let mut outcome = Ok(());
+    for (r, &(s, l)) in results.into_iter().zip(&spans) {
+        used = s + l;
+        let plain = match r {
+            Ok(p) => Zeroizing::new(p),
+            Err(e) => {
+                outcome = Err(Fatal { alert: alert::BAD_RECORD_MAC, error: e });
+                break;
+            }
+        };
+        *seq = seq.wrapping_add(1);
+        if let Err(f) = check_plaintext_len(plain.len()) {
+            outcome = Err(f);
+            break;
+        }
+        plain_in.extend(plain.iter());
+    }
+    inbuf.drain(..used);
+    outcome
 }

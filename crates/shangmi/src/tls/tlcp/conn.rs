@@ -3,7 +3,7 @@
 //! messages themselves are handled in `handshake`.
 
 use super::alert::{self, Fatal, HsResult};
-use super::bulk::{check_plaintext_len, BATCH};
+use super::bulk::{self, check_plaintext_len, BATCH};
 use super::config::{ClientConfig, Compat, ServerConfig, Session};
 use super::messages::{self, MAX_HANDSHAKE};
 use super::record::{RecordCipher, HEADER, MAX_CIPHERTEXT, MAX_PLAINTEXT};
@@ -21,7 +21,7 @@ use zeroize::Zeroizing;
 pub(crate) const CT_CHANGE_CIPHER_SPEC: u8 = 20;
 pub(crate) const CT_ALERT: u8 = 21;
 pub(crate) const CT_HANDSHAKE: u8 = 22;
-pub(crate) const CT_APPLICATION_DATA: u8 = 23;
+pub(crate) const CT_APPLICATION_DATA: u8 = bulk::CT_APPLICATION_DATA;
 
 /// Which side, with its configuration.
 #[derive(Debug)]
@@ -58,16 +58,16 @@ pub struct Connection {
     pub(crate) side: Side,
     pub(crate) rng: Rng,
     pub(crate) state: State,
-    pub(super) inbuf: Vec<u8>,
+    inbuf: Vec<u8>,
     outbuf: Vec<u8>,
-    pub(super) read_cipher: Option<RecordCipher>,
-    pub(super) read_seq: u64,
+    read_cipher: Option<RecordCipher>,
+    read_seq: u64,
     write_cipher: Option<RecordCipher>,
     write_seq: u64,
     pub(crate) pending_read: Option<RecordCipher>,
     pub(crate) pending_write: Option<RecordCipher>,
     hs_buf: Vec<u8>,
-    pub(super) plain_in: VecDeque<u8>,
+    plain_in: VecDeque<u8>,
     pub(crate) transcript: Vec<u8>,
     pub(crate) client_random: [u8; 32],
     pub(crate) server_random: [u8; 32],
@@ -352,8 +352,8 @@ impl Connection {
                 break;
             }
             let established = self.state == State::Established && self.hs_buf.is_empty();
-            if typ == CT_APPLICATION_DATA && established && self.read_cipher.is_some() {
-                self.open_application_run()?;
+            if let (CT_APPLICATION_DATA, true, Some(c)) = (typ, established, &self.read_cipher) {
+                bulk::open_application_run(c, &mut self.inbuf, &mut self.read_seq, &mut self.plain_in)?;
                 continue;
             }
             let plain = match &self.read_cipher {
