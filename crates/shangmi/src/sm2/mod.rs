@@ -48,6 +48,8 @@ mod encrypt;
 pub(crate) mod field;
 mod kex;
 mod keys;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod nonce;
 pub(crate) mod point;
 mod pool;
