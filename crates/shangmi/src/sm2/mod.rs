@@ -88,12 +88,15 @@ fn affine_with_inverse(p: &Jacobian, zi: &Fp) -> Affine {
     Affine { x: p.x.mul(&zi2), y: p.y.mul(&zi2).mul(zi) }
 }
 
-/// A k drawn as SM3-KDF(seed ‖ extra…, 64 bytes) mod n with a fresh OS
-/// seed; never 0 (key-exchange ephemerals, the signature pool).
+/// A k drawn as SM3-KDF(seed ‖ extra…, 64 bytes) mod n with a fresh
+/// 32-byte seed of OS randomness ([`crate::rand::buffered_key_bytes`]); never 0 (key-exchange ephemerals, the signature pool).
 fn random_scalar(extra: &[&[u8]]) -> Result<Scalar> {
     loop {
         let mut seed = Zeroizing::new([0u8; 32]);
-        crate::rand::fill(&mut seed[..])?;
+        // The per-thread buffer of OS bytes, refilled for a new process id
+        // as for private keys (one system call per 512 bytes instead of one
+        // per scalar: a pool refill draws thousands).
+        crate::rand::buffered_key_bytes(&mut seed[..])?;
         classify(&seed[..]);
         let mut parts: Vec<&[u8]> = Vec::with_capacity(extra.len() + 1);
         parts.push(&seed[..]);
