@@ -64,6 +64,7 @@ pub use keys::{PrivateKey, PublicKey};
 pub use pool::SignaturePool;
 pub use sign::{sign_many, verify_many, Signature};
 
+use crate::arith::Limbs;
 use crate::{sm3, Result};
 use field::{Fp, Scalar};
 use point::{Affine, Jacobian};
@@ -86,6 +87,29 @@ pub const MAX_POOL: usize = 1_000_000;
 fn affine_with_inverse(p: &Jacobian, zi: &Fp) -> Affine {
     let zi2 = zi.square();
     Affine { x: p.x.mul(&zi2), y: p.y.mul(&zi2).mul(zi) }
+}
+
+/// k·G for each of many secret k < 2^256, in constant time: eight at a
+/// time on IFMA lanes where the CPU has them (`lanes::mul_g8`; a
+/// partial last group fills its spare lanes with k = 1 and runs the same
+/// steps, so the count of real lanes shows only in the output's length),
+/// else [`ecmult_gen::mul_g`] one by one.
+fn mul_g_many(ks: &[Limbs]) -> Vec<Jacobian> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        use lanes::{mul_g8, LANES};
+        use zeroize::Zeroize;
+        let mut out = Vec::with_capacity(ks.len());
+        for group in ks.chunks(LANES) {
+            let mut lane_ks: [Limbs; LANES] = core::array::from_fn(|l| group.get(l).copied().unwrap_or([1, 0, 0, 0]));
+            let mut pts = mul_g8(t, &lane_ks);
+            out.extend_from_slice(&pts[..group.len()]);
+            lane_ks.zeroize();
+            pts.zeroize();
+        }
+        return out;
+    }
+    ks.iter().map(ecmult_gen::mul_g).collect()
 }
 
 /// A k drawn as SM3-KDF(seed ‖ extra…, 64 bytes) mod n with a fresh

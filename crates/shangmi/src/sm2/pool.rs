@@ -2,7 +2,7 @@
 
 use super::field::Scalar;
 use super::point::{batch_to_affine, Jacobian};
-use super::{ecmult_gen, random_scalar, MAX_POOL};
+use super::{random_scalar, MAX_POOL};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -129,7 +129,7 @@ impl SignaturePool {
             ks.push(k);
         }
         // Eight at a time on IFMA lanes where the CPU has them.
-        let mut pts: Vec<Jacobian> = ecmult_gen::mul_g_many(&kls);
+        let mut pts: Vec<Jacobian> = super::mul_g_many(&kls);
         kls.zeroize();
         let mut aff = batch_to_affine(&pts);
         pts.zeroize();

@@ -138,7 +138,7 @@ impl PrivateKey {
     /// Signs many caller-computed digests with one shared field inversion
     /// (Montgomery's trick over the k·G points) instead of one per
     /// signature, the k·G eight at a time on IFMA lanes where the CPU has
-    /// them ([`ecmult_gen::mul_g_many`]); otherwise exactly [`Self::sign_digest`] for each. The batch
+    /// them ([`super::mul_g_many`]); otherwise exactly [`Self::sign_digest`] for each. The batch
     /// inversion is constant time in the values, like the single one.
     #[doc(hidden)]
     pub fn sign_digests(&self, es: &[[u8; 32]]) -> Result<Vec<Signature>> {
@@ -149,7 +149,7 @@ impl PrivateKey {
             kls.push(k.to_canonical());
             ks.push(k);
         }
-        let mut pts = ecmult_gen::mul_g_many(&kls);
+        let mut pts = super::mul_g_many(&kls);
         kls.zeroize();
         let mut aff = batch_to_affine(&pts);
         pts.zeroize();

@@ -120,29 +120,6 @@ pub fn mul_g(k: &Limbs) -> Jacobian {
     g_table().mul(k)
 }
 
-/// k·G for each of many secret k < 2^256, in constant time: eight at a
-/// time on IFMA lanes where the CPU has them (`sm2::lanes::mul_g8`; a
-/// partial last group fills its spare lanes with k = 1 and runs the same
-/// steps, so the count of real lanes shows only in the output's length),
-/// else [`mul_g`] one by one.
-pub fn mul_g_many(ks: &[Limbs]) -> Vec<Jacobian> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
-        use super::lanes::{mul_g8, LANES};
-        use zeroize::Zeroize;
-        let mut out = Vec::with_capacity(ks.len());
-        for group in ks.chunks(LANES) {
-            let mut lane_ks: [Limbs; LANES] = core::array::from_fn(|l| group.get(l).copied().unwrap_or([1, 0, 0, 0]));
-            let mut pts = mul_g8(t, &lane_ks);
-            out.extend_from_slice(&pts[..group.len()]);
-            lane_ks.zeroize();
-            pts.zeroize();
-        }
-        return out;
-    }
-    ks.iter().map(mul_g).collect()
-}
-
 /// The k·G engine [`mul_g`] uses: "ifma-512" (eight lanes of 52-bit
 /// limbs), or "portable-64" for the one-lane comb (whose field products
 /// follow the `montgomery` backend).
