@@ -240,6 +240,7 @@ pub fn verify_many(items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Res
 }
 
 /// Items per thread's chunk in the lane paths (whole lane groups).
+#[cfg(target_arch = "x86_64")]
 pub(super) const LANE_CHUNK: usize = 64;
 
 /// [`verify_many`]'s chunk on the lanes: every item that parses (r, s in
