@@ -13,6 +13,20 @@
 # design. Everything else in the binary, the harness's own inlined code
 # included, is checked. Exits non-zero on a finding, or if the binary holds
 # no k-masked code at all (the check would prove nothing).
+#
+# Second part: SM2's eight-lane IFMA code (sm2::lanes, ecmult_gen::ifma,
+# field::ifma), as linked into the sm2_lanes test, which runs the batch
+# decryption, signing and pool refills. Its constant-time argument is by
+# construction: a secret scalar reaches the lanes only as digit vectors;
+# every lookup reads every entry of its table at addresses fixed by the
+# loop counter and keeps one with and/or masks computed from the digits
+# (vector masks, not k-masks); negations and the complete additions'
+# doublings are vector selects; loop bounds are constants. What the object
+# code can show is checked here, in every function of that code whose name
+# lacks `_vartime` (the variable-time verification kernel gathers by public
+# index): no k-masked memory operand and no gather or scatter (the two ways
+# an AVX-512 instruction's addresses or touched lines can follow a lane's
+# data), and the two constant-time kernels must be present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v objdump >/dev/null || { echo "ctime: objdump not installed" >&2; exit 2; }
@@ -38,5 +52,33 @@ fi
 if [ "$n" -ne 0 ]; then
     grep -E '\(' "$dis" | head >&2
     echo "ctime: masked memory accesses (secret-dependent cache lines)" >&2
+    exit 1
+fi
+lanes=$(cargo test --release -p shangmi --test sm2_lanes --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "sm2_lanes" and m.get("executable"):
+        print(m["executable"])')
+[ -n "$lanes" ] || { echo "ctime: the sm2_lanes test did not build" >&2; exit 1; }
+objdump -dC --no-show-raw-insn "$lanes" | awk '
+    /^[0-9a-f]+ <.*>:$/ {
+        keep = ($0 ~ /<shangmi::sm2::(lanes|ecmult_gen::ifma|field::ifma)::/) && ($0 !~ /_vartime/)
+        if (keep) print "FUNC " $0
+        next
+    }
+    keep { print }' >"$dis"
+for kernel in mul8_lanes mul_g8_lanes; do
+    grep -q "^FUNC .*lanes::$kernel" "$dis" || {
+        echo "ctime: sm2::lanes::$kernel not found in $(basename "$lanes"): nothing was checked" >&2
+        exit 1
+    }
+done
+funcs=$(grep -c '^FUNC' "$dis")
+bad=$(grep -vE '^FUNC' "$dis" | grep -E '\{%k[1-7]\}.*\(|\(.*\{%k[1-7]\}|vp?gather|vp?scatter' || true)
+echo "ctime: $(basename "$lanes"): $funcs constant-time lane functions, $(grep -vc '^FUNC' "$dis") instructions checked"
+if [ -n "$bad" ]; then
+    echo "$bad" | head >&2
+    echo "ctime: k-masked memory operands or gathers in the constant-time lane code" >&2
     exit 1
 fi

@@ -356,6 +356,34 @@ fn sm2_sign_many<'py>(
     PyList::new(py, sigs.iter().map(|s| PyBytes::new(py, &enc.encode(s))))
 }
 
+/// Decrypts ciphertexts (bytes-like, in `mode`) with one key, in parallel;
+/// a list of plaintexts, or the exception of the first item that does not
+/// parse or decrypt, its message naming the index.
+#[pyfunction]
+fn sm2_decrypt_many<'py>(
+    py: Python<'py>,
+    key: Arg<PyRef<'_, Sm2PrivateKey>>,
+    ciphertexts: &Bound<'py, PyAny>,
+    mode: Name,
+) -> PyResult<Bound<'py, PyList>> {
+    let mode = CiphertextMode::from_name(&mode.0).py_err()?;
+    let items = batch(ciphertexts, "ciphertexts (bytes-like)")?;
+    let cts: Vec<Bytes<'py>> =
+        items.iter().enumerate().map(|(i, c)| field(c, "ciphertext", i)).collect::<PyResult<_>>()?;
+    let slices: Vec<&[u8]> = cts.iter().map(|c| c.as_slice()).collect();
+    let key = &key.0.inner;
+    match py.detach(|| modes::decrypt_many(key, &slices, mode)) {
+        Ok(pts) => PyList::new(py, pts.into_iter().map(|m| bytes_then_wipe(py, m))),
+        Err(e) => {
+            // The core error's exception class and (Python) text, with the
+            // item's index in front.
+            let err = crate::errors::to_py(e.error);
+            let text = format!("ciphertext {}: {}", e.index, err.value(py).str()?);
+            Err(PyErr::from_type(err.get_type(py), text))
+        }
+    }
+}
+
 const VERIFY_SHAPE: &str = "(public_key, message, signature)";
 
 /// Batch item `index` of `verify_many`, converted: the key is cloned (an
@@ -404,6 +432,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm2KeyExchange>()?;
     m.add_function(wrap_pyfunction!(sm2_sign_many, m)?)?;
     m.add_function(wrap_pyfunction!(sm2_verify_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sm2_decrypt_many, m)?)?;
     m.add("SM2_DEFAULT_UID", PyBytes::new(m.py(), sm2::DEFAULT_UID))?;
     m.add("SM2_MODES", PyTuple::new(m.py(), CiphertextMode::ALL.map(CiphertextMode::name))?)?;
     m.add("SM2_ENCODINGS", PyTuple::new(m.py(), SignatureEncoding::ALL.map(SignatureEncoding::name))?)?;

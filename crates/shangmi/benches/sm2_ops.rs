@@ -16,6 +16,14 @@
 //! ```
 //! (valgrind's CPUID hides ADX: `ctime` builds take it from /proc/cpuinfo;
 //! `SHANGMI_CPU_DISABLE=adx` picks the portable path.)
+//!
+//! `sm2_ops batch R` (R rounds, default 5) measures the batch forms on one
+//! thread per item — verify_many, decrypt_many (32-byte plaintexts),
+//! sign_many, a pool refill and a one-shot signature, 64 items each, in
+//! process CPU time (as `openssl speed` reports) — alternating with `openssl speed -seconds 2 ecdsap256` in the same run,
+//! and prints each rate over OpenSSL's P-256 verify rate (min and median
+//! over the rounds) and the refill's cost per nonce over a one-shot
+//! signature. `SHANGMI_CPU_DISABLE=avx512ifma` gives the scalar figures.
 use shangmi::sm2::{PrivateKey, Signature, DEFAULT_UID};
 use std::hint::black_box;
 use std::time::Instant;
@@ -77,6 +85,10 @@ fn main() {
         println!("shared / sm2 kernel: min {:.3} median {:.3}", b[0] / a[0], b[10] / a[10]);
         return;
     }
+    if op == "batch" {
+        batch(n.clamp(1, 21), &key);
+        return;
+    }
     let mut f: Box<dyn FnMut()> = match op.as_str() {
         "sign" => Box::new(|| {
             black_box(key.sign_digest(&e).expect("sign"));
@@ -112,4 +124,100 @@ fn main() {
 fn cpu_ns() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     s.split_whitespace().next()?.parse().ok()
+}
+
+/// OpenSSL's P-256 ECDSA verify rate (per second) from one `openssl speed`.
+fn openssl_verify_rate() -> Option<f64> {
+    let out = std::process::Command::new("openssl").args(["speed", "-seconds", "2", "ecdsap256"]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains("ecdsa (nistp256)"))?;
+    line.split_whitespace().last()?.parse().ok()
+}
+
+/// CPU time of every thread of this process in ns (the sum of
+/// /proc/self/task/*/schedstat): the batches run on shangmi's pool thread,
+/// and `openssl speed` also reports CPU time, so wall time (which on the
+/// shared machine counts other processes' turns) is not used.
+fn process_cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// CPU seconds per item of `f` over `items` items (20 calls), best of three.
+fn per_item(items: usize, mut f: impl FnMut()) -> f64 {
+    (0..3)
+        .map(|_| {
+            let c = process_cpu_ns();
+            for _ in 0..20 {
+                f();
+            }
+            (process_cpu_ns() - c) as f64 * 1e-9 / (20 * items) as f64
+        })
+        .fold(f64::MAX, f64::min)
+}
+
+fn batch(rounds: usize, key: &PrivateKey) {
+    use shangmi::encoding::sm2_modes::{self, CiphertextMode};
+    use shangmi::sm2::{sign_many, verify_many, SignaturePool};
+    shangmi::par::set_num_threads(1).expect("threads");
+    const ITEMS: usize = 64;
+    let pk = key.public_key().clone();
+    let msgs: Vec<Vec<u8>> = (0..ITEMS).map(|i| format!("batch message {i}").into_bytes()).collect();
+    let refs: Vec<&[u8]> = msgs.iter().map(|m| &m[..]).collect();
+    let sigs = sign_many(key, &refs, DEFAULT_UID).expect("sign_many");
+    let items: Vec<(&shangmi::sm2::PublicKey, &[u8], &Signature)> =
+        refs.iter().zip(&sigs).map(|(m, s)| (&pk, *m, s)).collect();
+    let cts: Vec<Vec<u8>> = (0..ITEMS).map(|_| pk.encrypt(&[0x5a; 32]).expect("encrypt").to_c1c3c2()).collect();
+    let ct_refs: Vec<&[u8]> = cts.iter().map(|c| &c[..]).collect();
+    let e = pk.z(DEFAULT_UID).expect("z");
+    println!("CPU backend for k·G: {}; one thread, {ITEMS} items per batch", shangmi::sm2::comb_backend_name());
+    let names = ["verify_many", "decrypt_many", "sign_many", "sign (one-shot)", "pool refill"];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let mut refill_over_sign = Vec::new();
+    for round in 0..rounds {
+        let Some(v) = openssl_verify_rate() else {
+            println!("openssl speed did not run: no ratios");
+            return;
+        };
+        let t = [
+            per_item(ITEMS, || {
+                black_box(verify_many(&items, DEFAULT_UID).expect("verify"));
+            }),
+            per_item(ITEMS, || {
+                black_box(sm2_modes::decrypt_many(key, &ct_refs, CiphertextMode::C1C3C2).expect("decrypt"));
+            }),
+            per_item(ITEMS, || {
+                black_box(sign_many(key, &refs, DEFAULT_UID).expect("sign"));
+            }),
+            per_item(ITEMS, || {
+                for _ in 0..ITEMS {
+                    black_box(key.sign_digest(&e).expect("sign"));
+                }
+            }),
+            per_item(ITEMS, || {
+                black_box(SignaturePool::new(ITEMS).expect("pool"));
+            }),
+        ];
+        print!("round {round}: openssl P-256 verify {v:.0}/s;");
+        for (i, name) in names.iter().enumerate() {
+            print!(" {name} {:.2} µs", t[i] * 1e6);
+            ratios[i].push(1.0 / t[i] / v);
+        }
+        println!();
+        refill_over_sign.push(t[4] / t[3]);
+    }
+    let stats = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[0], v[v.len() / 2])
+    };
+    for (i, name) in names.iter().enumerate() {
+        let (min, med) = stats(&mut ratios[i]);
+        println!("{name}: rate / OpenSSL P-256 verify rate: min {min:.2} median {med:.2}");
+    }
+    let (min, med) = stats(&mut refill_over_sign);
+    println!("pool refill per nonce / one-shot signature: min {min:.3} median {med:.3}");
 }

@@ -151,6 +151,53 @@ pub fn verify(key: &PublicKey, sig: &[u8], msg: &[u8], uid: &[u8], encoding: Sig
     Err(err)
 }
 
+/// The first failing item of a batch: its position and its error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemError {
+    pub index: usize,
+    pub error: Error,
+}
+
+impl core::fmt::Display for ItemError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ciphertext {}: {}", self.index, self.error)
+    }
+}
+
+/// Decrypts every ciphertext (each in `mode`'s layout) with `key`
+/// ([`PrivateKey::decrypt_many`]: parallel, eight at a time on IFMA lanes):
+/// the plaintexts in order, or the first item that does not parse or
+/// decrypt, by index (the plaintexts already recovered are wiped).
+pub fn decrypt_many(
+    key: &PrivateKey,
+    data: &[&[u8]],
+    mode: CiphertextMode,
+) -> core::result::Result<Vec<Vec<u8>>, ItemError> {
+    let cts = data
+        .iter()
+        .enumerate()
+        .map(|(index, d)| mode.parse(d).map_err(|error| ItemError { index, error }))
+        .collect::<core::result::Result<Vec<Ciphertext>, ItemError>>()?;
+    let mut out = Vec::with_capacity(cts.len());
+    let mut first = None;
+    for (index, r) in key.decrypt_many(&cts).into_iter().enumerate() {
+        match r {
+            Ok(m) if first.is_none() => out.push(m),
+            Ok(mut m) => zeroize::Zeroize::zeroize(&mut m),
+            Err(error) => {
+                first.get_or_insert(ItemError { index, error });
+            }
+        }
+    }
+    match first {
+        None => Ok(out),
+        Some(e) => {
+            out.iter_mut().for_each(zeroize::Zeroize::zeroize);
+            Err(e)
+        }
+    }
+}
+
 /// Verifies `(key, message, encoded signature)` triples under one `uid`, in
 /// parallel: one bool per item, a signature that does not parse is `false`.
 pub fn verify_many(items: &[(&PublicKey, &[u8], &[u8])], uid: &[u8], encoding: SignatureEncoding) -> Result<Vec<bool>> {

@@ -156,6 +156,98 @@ impl PublicKey {
 }
 
 impl PrivateKey {
+    /// Decrypts every ciphertext, one result per item (each exactly what
+    /// [`Self::decrypt`] returns for it), in parallel: chunks of items go to
+    /// the threads, and with AVX-512 IFMA each chunk runs eight d·C1 at a
+    /// time in constant time on the lanes (`sm2::lanes::mul8`) with one
+    /// blinded inversion per lane group.
+    pub fn decrypt_many(&self, cts: &[Ciphertext]) -> Vec<Result<Vec<u8>>> {
+        use rayon::prelude::*;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+            return crate::par::install(|| {
+                cts.par_chunks(super::sign::LANE_CHUNK)
+                    .flat_map_iter(|chunk| {
+                        chunk.chunks(super::lanes::LANES).flat_map(|g| self.decrypt_lanes(t, g)).collect::<Vec<_>>()
+                    })
+                    .collect()
+            });
+        }
+        crate::par::install(|| cts.par_iter().map(|ct| self.decrypt(ct)).collect())
+    }
+
+    /// Up to eight ciphertexts on the lanes. The spare lanes of a partial
+    /// group, and the lanes of items whose C1 is not a curve point, compute
+    /// d·C1 for another item's C1 (the same steps: which lanes are real
+    /// changes no branch or address of the lane code).
+    #[cfg(target_arch = "x86_64")]
+    fn decrypt_lanes(&self, t: crate::cpu::Ifma, group: &[Ciphertext]) -> Vec<Result<Vec<u8>>> {
+        use super::lanes::{mul8, LANES};
+        let c1s: Vec<Option<Affine>> = group
+            .iter()
+            .map(|ct| {
+                if ct.c1[0] != 4 || ct.c2.is_empty() {
+                    return None;
+                }
+                let (x, y) = ct.c1[1..].split_at(32);
+                Affine::from_xy_vartime(x.try_into().ok()?, y.try_into().ok()?).ok()
+            })
+            .collect();
+        let Some(first) = c1s.iter().position(Option::is_some) else {
+            return group.iter().map(|_| Err(Error::DecryptionFailed)).collect();
+        };
+        let fill = c1s[first].unwrap_or_else(Affine::generator);
+        let ps: [Affine; LANES] = core::array::from_fn(|l| c1s.get(l).copied().flatten().unwrap_or(fill));
+        let mut x = [0u8; 32];
+        x.copy_from_slice(&group[first].c1[1..33]);
+        let beta = match self.nonce().decrypt_blind(&x, group[first].c1[64] & 1 == 1) {
+            Ok(b) => b,
+            Err(e) => return group.iter().map(|_| Err(e.clone())).collect(),
+        };
+        let mut dl = Zeroizing::new([self.d.to_canonical(); LANES]);
+        let mut pts = mul8(t, &ps, &dl);
+        dl.zeroize();
+        // One blinded inversion for the eight Z (Montgomery's trick); none
+        // is zero (d ∈ [1, n − 2], C1 ≠ O, n prime).
+        let mut pre = [Fp::ONE; LANES];
+        let mut acc = Fp::ONE;
+        for l in 0..LANES {
+            pre[l] = acc;
+            acc = acc.mul(&pts[l].z);
+        }
+        let mut inv = invert_blinded(&acc, &beta);
+        acc.zeroize();
+        let mut zi = [Fp::ZERO; LANES];
+        for l in (0..LANES).rev() {
+            zi[l] = inv.mul(&pre[l]);
+            inv = inv.mul(&pts[l].z);
+        }
+        inv.zeroize();
+        pre.zeroize();
+        let out = group
+            .iter()
+            .enumerate()
+            .map(|(l, ct)| {
+                let mut s = affine_with_inverse(&pts[l], &zi[l]);
+                let x2y2 = shared_bytes(&mut s);
+                if c1s[l].is_none() {
+                    return Err(Error::DecryptionFailed);
+                }
+                let (mut m, u, nonzero) = kdf_xor(&x2y2, &ct.c2, false);
+                let ok = nonzero & u.ct_eq(&ct.c3);
+                if ctime::public_bool(ok) {
+                    Ok(m)
+                } else {
+                    m.zeroize();
+                    Err(Error::DecryptionFailed)
+                }
+            })
+            .collect();
+        pts.zeroize();
+        zi.zeroize();
+        out
+    }
+
     /// Decrypts; one opaque [`Error::DecryptionFailed`] for every failure
     /// (C1 off the curve, all-zero KDF output, C3 mismatch), and no
     /// plaintext is released unless C3 matches.

@@ -48,6 +48,8 @@ mod encrypt;
 pub(crate) mod field;
 mod kex;
 mod keys;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod nonce;
 pub(crate) mod point;
 mod pool;
@@ -62,6 +64,7 @@ pub use keys::{PrivateKey, PublicKey};
 pub use pool::SignaturePool;
 pub use sign::{sign_many, verify_many, Signature};
 
+use crate::arith::Limbs;
 use crate::{sm3, Result};
 use field::{Fp, Scalar};
 use point::{Affine, Jacobian};
@@ -86,12 +89,38 @@ fn affine_with_inverse(p: &Jacobian, zi: &Fp) -> Affine {
     Affine { x: p.x.mul(&zi2), y: p.y.mul(&zi2).mul(zi) }
 }
 
-/// A k drawn as SM3-KDF(seed ‖ extra…, 64 bytes) mod n with a fresh OS
-/// seed; never 0 (key-exchange ephemerals, the signature pool).
+/// k·G for each of many secret k < 2^256, in constant time: eight at a
+/// time on IFMA lanes where the CPU has them (`lanes::mul_g8`; a
+/// partial last group fills its spare lanes with k = 1 and runs the same
+/// steps, so the count of real lanes shows only in the output's length),
+/// else [`ecmult_gen::mul_g`] one by one.
+fn mul_g_many(ks: &[Limbs]) -> Vec<Jacobian> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        use lanes::{mul_g8, LANES};
+        use zeroize::Zeroize;
+        let mut out = Vec::with_capacity(ks.len());
+        for group in ks.chunks(LANES) {
+            let mut lane_ks: [Limbs; LANES] = core::array::from_fn(|l| group.get(l).copied().unwrap_or([1, 0, 0, 0]));
+            let mut pts = mul_g8(t, &lane_ks);
+            out.extend_from_slice(&pts[..group.len()]);
+            lane_ks.zeroize();
+            pts.zeroize();
+        }
+        return out;
+    }
+    ks.iter().map(ecmult_gen::mul_g).collect()
+}
+
+/// A k drawn as SM3-KDF(seed ‖ extra…, 64 bytes) mod n with a fresh
+/// 32-byte seed of OS randomness ([`crate::rand::buffered_key_bytes`]); never 0 (key-exchange ephemerals, the signature pool).
 fn random_scalar(extra: &[&[u8]]) -> Result<Scalar> {
     loop {
         let mut seed = Zeroizing::new([0u8; 32]);
-        crate::rand::fill(&mut seed[..])?;
+        // The per-thread buffer of OS bytes, refilled for a new process id
+        // as for private keys (one system call per 512 bytes instead of one
+        // per scalar: a pool refill draws thousands).
+        crate::rand::buffered_key_bytes(&mut seed[..])?;
         classify(&seed[..]);
         let mut parts: Vec<&[u8]> = Vec::with_capacity(extra.len() + 1);
         parts.push(&seed[..]);

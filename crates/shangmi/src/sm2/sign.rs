@@ -73,25 +73,29 @@ impl PublicKey {
             return Err(Error::InvalidSignature);
         }
         let q = ecmult::double_mul_vartime(&s, &t.to_canonical(), &self.inner.point, self.inner.table.as_ref());
-        if bool::from(q.is_identity()) {
-            return Err(Error::InvalidSignature);
-        }
-        // R = (e + x1) mod n == r ⇔ x1 ≡ r − e (mod n). x1 < p < 2n, so x1 is
-        // c = (r − e) mod n or c + n (if < p). Compare X == c·Z² to skip the
-        // inversion.
         let ef = Scalar::from_limbs_reduce(&limbs_from_be(e));
-        let c = rf.sub(&ef).to_canonical();
-        let z2 = q.z.square();
-        let matches = |cand: &Limbs| bool::from(Fp::from_canonical(cand).mul(&z2).ct_eq(&q.x));
-        if matches(&c) {
-            return Ok(());
+        if x_matches(&q, &rf.sub(&ef).to_canonical()) {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
         }
-        let (c2, carry) = crate::arith::add_limbs(&c, &N);
-        if carry == 0 && crate::arith::lt(&c2, &P) == 1 && matches(&c2) {
-            return Ok(());
-        }
-        Err(Error::InvalidSignature)
     }
+}
+
+/// Whether R = s·G + t·P (not infinity) has (e + x1) mod n = r, given
+/// c = (r − e) mod n: x1 ≡ c (mod n), and x1 < p < 2n, so x1 is c or c + n
+/// (if < p). X == c·Z² is compared, which needs no inversion.
+fn x_matches(q: &super::point::Jacobian, c: &Limbs) -> bool {
+    if bool::from(q.is_identity()) {
+        return false;
+    }
+    let z2 = q.z.square();
+    let matches = |cand: &Limbs| bool::from(Fp::from_canonical(cand).mul(&z2).ct_eq(&q.x));
+    if matches(c) {
+        return true;
+    }
+    let (c2, carry) = crate::arith::add_limbs(c, &N);
+    carry == 0 && crate::arith::lt(&c2, &P) == 1 && matches(&c2)
 }
 
 impl PrivateKey {
@@ -133,18 +137,20 @@ impl PrivateKey {
 
     /// Signs many caller-computed digests with one shared field inversion
     /// (Montgomery's trick over the k·G points) instead of one per
-    /// signature; otherwise exactly [`Self::sign_digest`] for each. The batch
+    /// signature, the k·G eight at a time on IFMA lanes where the CPU has
+    /// them ([`super::mul_g_many`]); otherwise exactly [`Self::sign_digest`] for each. The batch
     /// inversion is constant time in the values, like the single one.
     #[doc(hidden)]
     pub fn sign_digests(&self, es: &[[u8; 32]]) -> Result<Vec<Signature>> {
         let mut ks = Vec::with_capacity(es.len());
-        let mut pts = Vec::with_capacity(es.len());
+        let mut kls = Zeroizing::new(Vec::with_capacity(es.len()));
         for e in es {
             let k = self.nonce().sign_k(e)?;
-            let kl = Zeroizing::new(k.to_canonical());
-            pts.push(ecmult_gen::mul_g(&kl));
+            kls.push(k.to_canonical());
             ks.push(k);
         }
+        let mut pts = super::mul_g_many(&kls);
+        kls.zeroize();
         let mut aff = batch_to_affine(&pts);
         pts.zeroize();
         let mut out = Vec::with_capacity(es.len());
@@ -214,9 +220,67 @@ pub fn sign_many(key: &PrivateKey, msgs: &[&[u8]], uid: &[u8]) -> Result<Vec<Sig
 /// Verifies every (key, message, signature) with user ID `uid` (in parallel).
 /// A uid that no signature can use (too long) is the caller's error, as in
 /// [`PublicKey::verify`], not a batch of invalid signatures.
+///
+/// With AVX-512 IFMA, chunks of [`LANE_CHUNK`] items go to the threads and
+/// each runs its items eight at a time on the lanes
+/// ([`super::lanes::double_mul8_vartime`]); the answers are those of
+/// [`PublicKey::verify`] item by item (the lanes' rare exceptional case is
+/// redone by it).
 pub fn verify_many(items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Result<Vec<bool>> {
     if uid.len() > MAX_UID_LEN {
         return Err(Error::invalid(format!("SM2 user ID too long: {} bytes, at most {MAX_UID_LEN}", uid.len())));
     }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        return Ok(crate::par::install(|| {
+            items.par_chunks(LANE_CHUNK).flat_map_iter(|c| verify_lanes_vartime(t, c, uid)).collect()
+        }));
+    }
     Ok(crate::par::install(|| items.par_iter().map(|(pk, m, s)| pk.verify(m, uid, s).is_ok()).collect()))
+}
+
+/// Items per thread's chunk in the lane paths (whole lane groups).
+#[cfg(target_arch = "x86_64")]
+pub(super) const LANE_CHUNK: usize = 64;
+
+/// [`verify_many`]'s chunk on the lanes: every item that parses (r, s in
+/// range, t = r + s ≠ 0) joins a lane group; a partial last group repeats
+/// its last item in the spare lanes (public data: nothing to hide).
+#[cfg(target_arch = "x86_64")]
+fn verify_lanes_vartime(t: crate::cpu::Ifma, items: &[(&PublicKey, &[u8], &Signature)], uid: &[u8]) -> Vec<bool> {
+    use super::lanes::{double_mul8_vartime, LANES};
+    struct Job {
+        at: usize,
+        s: Limbs,
+        t: Limbs,
+        c: Limbs,
+    }
+    let mut out = vec![false; items.len()];
+    let jobs: Vec<Job> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(at, (pk, m, sig))| {
+            let (r, s) = sig.scalars()?;
+            let e = pk.digest(m, uid).ok()?;
+            let rf = Scalar::from_canonical(&r);
+            let tf = rf.add(&Scalar::from_canonical(&s));
+            if bool::from(tf.is_zero()) {
+                return None;
+            }
+            let c = rf.sub(&Scalar::from_limbs_reduce(&limbs_from_be(&e))).to_canonical();
+            Some(Job { at, s, t: tf.to_canonical(), c })
+        })
+        .collect();
+    for group in jobs.chunks(LANES) {
+        let job = |l: usize| &group[l.min(group.len() - 1)];
+        let s = core::array::from_fn(|l| job(l).s);
+        let tt = core::array::from_fn(|l| job(l).t);
+        let ps = core::array::from_fn(|l| items[job(l).at].0.inner.point);
+        let (q, flagged) = double_mul8_vartime(t, &s, &tt, &ps);
+        for (l, j) in group.iter().enumerate() {
+            let (pk, m, sig) = items[j.at];
+            out[j.at] = if flagged[l] { pk.verify(m, uid, sig).is_ok() } else { x_matches(&q[l], &j.c) };
+        }
+    }
+    out
 }

@@ -34,8 +34,8 @@
 // Lane and limb arrays are indexed in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::super::field::ifma::{add, from_radix52, mul, select, sqr, sub, to_radix52, Fe8};
-use super::super::field::{fp_half, Fp};
+use super::super::field::ifma::{add, from_lane, lane_limbs, mul, select, sqr, sub, Fe8};
+use super::super::field::Fp;
 use super::super::point::{Affine, Jacobian};
 use super::{g_table, CombTable};
 use crate::arith::comb::{no_digits, CombGroup};
@@ -73,20 +73,6 @@ struct Jacobian8 {
     x: Fe8,
     y: Fe8,
     z: Fe8,
-}
-
-/// x·2^260 mod p (the lanes' Montgomery domain) for Fp's x·2^256.
-fn lane_limbs(x: &Fp) -> [u64; 5] {
-    to_radix52(x.double().double().double().double().mont_limbs())
-}
-
-/// From the lanes' domain back to Fp: below p, then divided by 16.
-fn from_lane(l: &[u64; 5]) -> Fp {
-    let mut x = Fp::from_mont_limbs(from_radix52(l));
-    for _ in 0..4 {
-        x = fp_half(&x);
-    }
-    x
 }
 
 fn lane_table(g: &CombTable) -> &'static [Entry] {

@@ -49,6 +49,15 @@ const P52X4: [u64; 5] = radix52([
     super::P[3] >> 62,
 ]);
 
+/// 2p's limbs (below 2^257): with 0 and p, the reduced forms of zero.
+const P52X2: [u64; 5] = radix52([
+    super::P[0] << 1,
+    (super::P[1] << 1) | (super::P[0] >> 63),
+    (super::P[2] << 1) | (super::P[1] >> 63),
+    (super::P[3] << 1) | (super::P[2] >> 63),
+    super::P[3] >> 63,
+]);
+
 const _: () = assert!(P52[0] == MASK && P52[2] == MASK && P52[3] == MASK);
 
 /// A 256-bit value's limbs, for the lane tables.
@@ -89,7 +98,6 @@ pub(crate) struct Fe8(pub(crate) [__m512i; 5]);
 
 impl Fe8 {
     /// Loads eight lanes from limb-major memory (`limbs[i][lane]`).
-    #[cfg(test)]
     #[target_feature(enable = "avx512f")]
     #[inline]
     pub(crate) fn load(limbs: &[[u64; 8]; 5]) -> Fe8 {
@@ -236,6 +244,95 @@ pub(crate) fn sqr(a: &Fe8) -> Fe8 {
 pub(crate) fn select(a: &Fe8, b: &Fe8, mask: __m512i) -> Fe8 {
     // Truth table of (a, b, mask) ↦ mask ? b : a.
     Fe8(core::array::from_fn(|i| _mm512_ternarylogic_epi64::<0xD8>(a.0[i], b.0[i], mask)))
+}
+
+/// −a (as 4p − a).
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn neg(a: &Fe8) -> Fe8 {
+    sub(&Fe8::splat(&[0; 5]), a)
+}
+
+/// a/2 mod p: a + p where a is odd (a lane mask, no branch), then shifted
+/// right one bit across the limbs. a + p < 2^258, so the half is below
+/// 2^257 (reduced).
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn half(a: &Fe8) -> Fe8 {
+    let one = _mm512_set1_epi64(1);
+    let odd = _mm512_sub_epi64(_mm512_setzero_si512(), _mm512_and_si512(a.0[0], one));
+    let c = carry(core::array::from_fn(|i| {
+        _mm512_add_epi64(a.0[i], _mm512_and_si512(_mm512_set1_epi64(P52[i] as i64), odd))
+    }));
+    Fe8(core::array::from_fn(|i| {
+        if i < 4 {
+            _mm512_or_si512(_mm512_srli_epi64::<1>(c.0[i]), _mm512_slli_epi64::<51>(_mm512_and_si512(c.0[i + 1], one)))
+        } else {
+            _mm512_srli_epi64::<1>(c.0[4])
+        }
+    }))
+}
+
+/// All ones in the lanes where a ≡ 0 (mod p), zero elsewhere: a reduced
+/// value is zero mod p only as 0, p or 2p, each compared limb by limb
+/// (xor, or, and a sign: no mask register, no branch).
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn is_zero(a: &Fe8) -> __m512i {
+    let one = _mm512_set1_epi64(1);
+    let mut hit = _mm512_setzero_si512();
+    for c in [[0u64; 5], P52, P52X2] {
+        let mut d = _mm512_setzero_si512();
+        for i in 0..5 {
+            d = _mm512_or_si512(d, _mm512_xor_si512(a.0[i], _mm512_set1_epi64(c[i] as i64)));
+        }
+        // d < 2^52: d − 1 is negative only for d = 0.
+        hit = _mm512_or_si512(hit, _mm512_srai_epi64::<63>(_mm512_sub_epi64(d, one)));
+    }
+    hit
+}
+
+/// x·2^260 mod p (the lanes' Montgomery domain) for Fp's x·2^256.
+pub(crate) fn lane_limbs(x: &super::Fp) -> [u64; 5] {
+    to_radix52(x.double().double().double().double().mont_limbs())
+}
+
+/// From the lanes' domain back to Fp: below p, then divided by 16
+/// (constant time).
+pub(crate) fn from_lane(l: &[u64; 5]) -> super::Fp {
+    let mut x = super::Fp::from_mont_limbs(from_radix52(l));
+    for _ in 0..4 {
+        x = super::fp_half(&x);
+    }
+    x
+}
+
+/// Eight field elements into lanes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn pack(xs: &[super::Fp; 8]) -> Fe8 {
+    let mut m = [[0u64; 8]; 5];
+    for (l, x) in xs.iter().enumerate() {
+        let v = lane_limbs(x);
+        for i in 0..5 {
+            m[i][l] = v[i];
+        }
+    }
+    let f = Fe8::load(&m);
+    zeroize::Zeroize::zeroize(&mut m);
+    f
+}
+
+/// The eight lanes as field elements (constant time; the spilled limbs
+/// are wiped).
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn unpack(f: &Fe8) -> [super::Fp; 8] {
+    let mut m = [[0u64; 8]; 5];
+    f.store(&mut m);
+    let out = core::array::from_fn(|l| from_lane(&core::array::from_fn(|i| m[i][l])));
+    zeroize::Zeroize::zeroize(&mut m);
+    out
 }
 
 #[cfg(test)]
