@@ -21,7 +21,8 @@ def cpu_features() -> CpuFeatures:
     """The CPU features the core detected, those it may use, and each algorithm's backend.
 
     ``detected`` lists what the CPU reports (``/proc/cpuinfo`` names such as
-    ``"avx512f"``, ``"gfni"``, ``"adx"``), ``masked`` what the environment
+    ``"avx512f"``, ``"gfni"``, ``"adx"``; on aarch64 ``"neon"``, ``"aes"``,
+    ``"pmull"``, ``"sm3"``, ``"sm4"``, ``"sha3"``), ``masked`` what the environment
     variable ``SHANGMI_CPU_DISABLE`` took away (a comma-separated list of
     those names, or ``all``, read once before the first import), ``enabled``
     the rest, and ``backends`` maps each algorithm (``"montgomery"``: the

@@ -27,23 +27,29 @@ pub const DISABLE_VAR: &str = "SHANGMI_CPU_DISABLE";
 const MAX_MASK_LEN: usize = 1024;
 
 macro_rules! features {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal, $detect:tt;)*) => {
+    (
+        $($(#[$doc:meta])* $variant:ident = $name:literal, $detect:tt;)*
+        @aarch64
+        $($(#[$adoc:meta])* $avariant:ident = $aname:literal, $adetect:tt;)*
+    ) => {
         /// A CPU feature a backend may need.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
         pub enum Feature {
             $($(#[$doc])* $variant,)*
+            $($(#[$adoc])* $avariant,)*
         }
 
         impl Feature {
             /// Every feature, in detection order.
-            pub const ALL: &'static [Feature] = &[$(Feature::$variant,)*];
+            pub const ALL: &'static [Feature] = &[$(Feature::$variant,)* $(Feature::$avariant,)*];
 
             /// The lowercase name used by `SHANGMI_CPU_DISABLE` and
             /// [`Features::names`] (Linux's `/proc/cpuinfo` spelling).
             pub const fn name(self) -> &'static str {
                 match self {
                     $(Feature::$variant => $name,)*
+                    $(Feature::$avariant => $aname,)*
                 }
             }
 
@@ -51,6 +57,18 @@ macro_rules! features {
             fn detect(self) -> bool {
                 match self {
                     $(Feature::$variant => std::arch::is_x86_feature_detected!($detect),)*
+                    _ => false,
+                }
+            }
+
+            /// On aarch64: the features of the `@aarch64` list, and AES
+            /// (one name for the AES instructions of either family).
+            #[cfg(target_arch = "aarch64")]
+            fn detect(self) -> bool {
+                match self {
+                    Feature::Aes => std::arch::is_aarch64_feature_detected!("aes"),
+                    $(Feature::$avariant => std::arch::is_aarch64_feature_detected!($adetect),)*
+                    _ => false,
                 }
             }
         }
@@ -94,6 +112,20 @@ features! {
     Vpclmulqdq = "vpclmulqdq", "vpclmulqdq";
     /// SHA extensions.
     Sha = "sha_ni", "sha";
+    // aarch64 (Linux's `/proc/cpuinfo` names; `aes` above is detected on
+    // both families). Rust's `sm4` feature is FEAT_SM3 and FEAT_SM4
+    // together, so both names are detected through it and masked apart.
+    @aarch64
+    /// Advanced SIMD (baseline on aarch64, maskable for the tests).
+    Neon = "neon", "neon";
+    /// 64x64 carry-less multiplication (`PMULL`/`PMULL2`).
+    Pmull = "pmull", "pmull";
+    /// The SM3 instructions (`SM3SS1`, `SM3TT1A`..., `SM3PARTW1/2`).
+    Sm3 = "sm3", "sm4";
+    /// The SM4 instructions (`SM4E`, `SM4EKEY`).
+    Sm4 = "sm4", "sm4";
+    /// SHA-3 instructions (`EOR3`, `RAX1`, `XAR`, `BCAX`).
+    Sha3 = "sha3", "sha3";
 }
 
 /// A set of features.
@@ -209,7 +241,11 @@ fn detect() -> Features {
         }
         s
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        Feature::ALL.iter().filter(|f| f.detect()).fold(Features::NONE, |s, &f| s.with(f))
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         Features::NONE
     }
@@ -325,6 +361,15 @@ tokens! {
     ClmulAvx2 = [Ssse3, Sse41, Pclmulqdq, Avx, Avx2, Vpclmulqdq];
     /// VAES and VPCLMULQDQ with AVX-512 F, BW and VL.
     VaesAvx512 = [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Vaes, Vpclmulqdq];
+    /// aarch64: the SM4 instructions on NEON registers.
+    Sm4Neon = [Neon, Sm4];
+    /// aarch64: the SM3 instructions on NEON registers.
+    Sm3Neon = [Neon, Sm3];
+    /// aarch64: `AESE` on NEON registers (SM4 through the AES S-box).
+    AesNeon = [Neon, Aes];
+    /// aarch64: `PMULL`/`PMULL2` (Rust enables them with the `aes` target
+    /// feature, so AES is required too).
+    PmullNeon = [Neon, Aes, Pmull];
 }
 
 #[cfg(test)]
@@ -350,6 +395,33 @@ mod tests {
         }
         let long = "avx2,".repeat(300);
         assert!(parse_mask(&long).unwrap_err().to_string().contains("at most"));
+    }
+
+    #[test]
+    fn parses_the_aarch64_names() {
+        let m = parse_mask("neon, AES,pmull,sm3,sm4,sha3").unwrap();
+        for f in [Feature::Neon, Feature::Aes, Feature::Pmull, Feature::Sm3, Feature::Sm4, Feature::Sha3] {
+            assert!(m.has(f), "{f:?}");
+        }
+        assert!(!m.has(Feature::Avx2));
+        let m = parse_mask("sm4").unwrap();
+        assert!(m.has(Feature::Sm4) && !m.has(Feature::Sm3));
+        assert_eq!(Sm4Neon::get().is_some(), has(Feature::Neon) && has(Feature::Sm4));
+        assert_eq!(PmullNeon::get().is_some(), features().has_all(&[Feature::Neon, Feature::Aes, Feature::Pmull]));
+    }
+
+    /// What the CPU reports lines up with the features of its family.
+    #[test]
+    fn detects_only_the_own_family() {
+        let d = detected();
+        #[cfg(target_arch = "aarch64")]
+        {
+            assert!(d.has(Feature::Neon), "NEON is baseline on aarch64");
+            assert!(!d.has(Feature::Avx2) && !d.has(Feature::Ssse3));
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert!(!d.has(Feature::Neon) && !d.has(Feature::Sm4) && !d.has(Feature::Pmull));
+        println!("detected: {:?}", d.names());
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub(crate) enum Kernel {
     /// Everything scalar, compiled with BMI2's `rorx`.
     #[cfg(target_arch = "x86_64")]
     Bmi2(Bmi2Avx2),
+    /// aarch64: the SM3 instructions (`sm3/aarch64.rs`).
+    #[cfg(target_arch = "aarch64")]
+    Sm3Ce(crate::cpu::Sm3Neon),
     /// Everything scalar, baseline instruction set.
     Portable,
 }
@@ -68,7 +71,12 @@ impl Kernel {
                 }
             })
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        {
+            use crate::cpu::Token;
+            crate::cpu::Sm3Neon::get().map_or(Kernel::Portable, Kernel::Sm3Ce)
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             Kernel::Portable
         }
@@ -77,8 +85,10 @@ impl Kernel {
     /// Every kernel this CPU allows, portable first (for the tests).
     #[cfg(test)]
     pub(crate) fn available() -> Vec<Kernel> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
         let mut k = vec![Kernel::Portable];
+        #[cfg(target_arch = "aarch64")]
+        k.extend(<crate::cpu::Sm3Neon as crate::cpu::Token>::get().map(Kernel::Sm3Ce));
         #[cfg(target_arch = "x86_64")]
         if let Some(bmi2) = Bmi2Avx2::get() {
             k.push(Kernel::Bmi2(bmi2));
@@ -102,6 +112,8 @@ impl Kernel {
             Kernel::Avx2(_) => "avx2-256",
             #[cfg(target_arch = "x86_64")]
             Kernel::Bmi2(_) => "bmi2-32",
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm3Ce(_) => "sm3ce-128",
             Kernel::Portable => "portable-32",
         }
     }
@@ -119,6 +131,8 @@ impl Kernel {
             Kernel::Avx2(t) => super::x86::avx2::compress_blocks(t, state, blocks),
             #[cfg(target_arch = "x86_64")]
             Kernel::Bmi2(t) => compress_blocks_bmi2(t, state, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm3Ce(t) => super::aarch64::compress_blocks(t, state, blocks),
             Kernel::Portable => compress_blocks_portable(state, blocks),
         }
     }

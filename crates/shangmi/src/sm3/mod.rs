@@ -2,6 +2,8 @@
 //! derivation function of GB/T 32918.4 used by SM2 and SM9.
 
 // The kernel races compare x86-64 kernels.
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod ab;
 mod blocks;

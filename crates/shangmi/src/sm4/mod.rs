@@ -14,13 +14,17 @@
 //!   in `block/simd.rs` over the engines of `block/x86/`.
 //! - `aesni-512`: AES-NI with AVX-512, its own tuned kernel
 //!   (`block/x86/aesni.rs`).
+//! - `sm4ce-128` (aarch64): the SM4 instructions (`SM4E`), 8 blocks in
+//!   flight; `aese-128` (aarch64 without them): `AESE` between `TBL`
+//!   affine maps, 16 blocks in flight (`block/aarch64/`). Masks: `sm4`
+//!   gives `aese-128`, `sm4,aes` `portable-64`.
 //! - `portable-64`: constant time on every CPU, 64-bit integer code: runs of
 //!   blocks bitsliced (`block/bitsliced.rs`, 64 blocks per call), single
 //!   blocks and serial modes in table-free SWAR arithmetic
 //!   (`block/portable.rs`).
 //!
 //! GHASH picks its own kernel (`vpclmul-512`, `vpclmul-256`, `pclmul-128`,
-//! `portable-64`, see [`ghash_backend_name`]) through the same tokens,
+//! `pmull-128` on aarch64, `portable-64`, see [`ghash_backend_name`]) through the same tokens,
 //! whatever the SM4 backend; a [`Gcm`] stores both kernels at construction.
 //!
 //! Modes live in [`modes`] (ECB, CBC, CTR, CFB-128, OFB, XTS, GCM, CCM, the
@@ -79,6 +83,11 @@ pub enum Backend {
     Vaes512,
     /// `gfni-512`: GFNI on 512-bit registers, 64 blocks in flight.
     Gfni512,
+    /// `aese-128` (aarch64): `AESE` between `TBL` affine maps on NEON
+    /// registers, 16 blocks in flight.
+    Aese128,
+    /// `sm4ce-128` (aarch64): the SM4 instructions, 8 blocks in flight.
+    Sm4ce128,
 }
 
 impl Backend {
@@ -92,6 +101,8 @@ impl Backend {
         Backend::Aesni512,
         Backend::Vaes512,
         Backend::Gfni512,
+        Backend::Aese128,
+        Backend::Sm4ce128,
     ];
 
     /// Backends this CPU can run (after `SHANGMI_CPU_DISABLE`), slowest first.
@@ -115,6 +126,8 @@ impl Backend {
             Backend::Aesni512 => "aesni-512",
             Backend::Vaes512 => "vaes-512",
             Backend::Gfni512 => "gfni-512",
+            Backend::Aese128 => "aese-128",
+            Backend::Sm4ce128 => "sm4ce-128",
         }
     }
 

@@ -7,10 +7,12 @@
 //! features, stored in the key schedule; every entry point below is one
 //! `match` on it, and every kernel it calls is safe given the token.
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
 pub(crate) mod bitsliced;
 pub(crate) mod portable;
 pub(crate) mod sbox;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) mod simd;
 mod tower;
 #[cfg(target_arch = "x86_64")]
@@ -19,7 +21,7 @@ pub(crate) mod x86;
 use zeroize::Zeroize;
 
 use super::{Backend, BLOCK_SIZE};
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::cpu::{self, Token};
 #[cfg(target_arch = "x86_64")]
 use x86::aesni;
@@ -52,12 +54,18 @@ pub(crate) enum Kernel {
     /// AES-NI on 128-bit registers.
     #[cfg(target_arch = "x86_64")]
     AesniXmm(cpu::AesSse),
+    /// aarch64: the SM4 instructions on 128-bit registers.
+    #[cfg(target_arch = "aarch64")]
+    Sm4e(cpu::Sm4Neon),
+    /// aarch64: `AESE` between `TBL` affine maps on 128-bit registers.
+    #[cfg(target_arch = "aarch64")]
+    Aese(cpu::AesNeon),
     /// Bitsliced runs and SWAR single blocks.
     Portable,
 }
 
 /// The big-endian words of a CTR prefix.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn prefix_words(prefix: &[u8; 12]) -> [u32; 3] {
     core::array::from_fn(|i| {
         u32::from_be_bytes([prefix[4 * i], prefix[4 * i + 1], prefix[4 * i + 2], prefix[4 * i + 3]])
@@ -83,7 +91,11 @@ impl Kernel {
             Backend::Aesni256 => cpu::AesAvx2::get().map(Kernel::AesniYmm),
             #[cfg(target_arch = "x86_64")]
             Backend::Aesni128 => cpu::AesSse::get().map(Kernel::AesniXmm),
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            Backend::Sm4ce128 => cpu::Sm4Neon::get().map(Kernel::Sm4e),
+            #[cfg(target_arch = "aarch64")]
+            Backend::Aese128 => cpu::AesNeon::get().map(Kernel::Aese),
+            #[allow(unreachable_patterns)]
             _ => None,
         }
     }
@@ -105,6 +117,10 @@ impl Kernel {
             Kernel::AesniYmm(_) => Backend::Aesni256,
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniXmm(_) => Backend::Aesni128,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(_) => Backend::Sm4ce128,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(_) => Backend::Aese128,
             Kernel::Portable => Backend::Portable,
         }
     }
@@ -128,6 +144,10 @@ impl Kernel {
             Kernel::AesniYmm(t) => x86::one_aes(t, rk, block),
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniXmm(t) => x86::one_aes(t, rk, block),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(t) => aarch64::sm4e::crypt_one(t, rk, block),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(t) => aarch64::aese::crypt_one(t, rk, block),
             Kernel::Portable => portable::crypt_blocks(rk, block),
         }
     }
@@ -151,6 +171,10 @@ impl Kernel {
             Kernel::AesniYmm(t) => x86::aes256::crypt(t, rk, src, dst),
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniXmm(t) => x86::aes128::crypt(t, rk, src, dst),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(t) => aarch64::sm4e::crypt(t, rk, src, dst),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(t) => aarch64::aese::crypt(t, rk, src, dst),
             Kernel::Portable => {
                 if let Some(src) = src {
                     dst.copy_from_slice(src);
@@ -173,7 +197,7 @@ impl Kernel {
         src: Option<&[u8]>,
         dst: &mut [u8],
     ) -> u32 {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let p = prefix_words(prefix);
         let done = match self {
             #[cfg(target_arch = "x86_64")]
@@ -190,6 +214,10 @@ impl Kernel {
             Kernel::AesniYmm(t) => x86::aes256::ctr32(t, rk, p, ctr, src, dst),
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniXmm(t) => x86::aes128::ctr32(t, rk, p, ctr, src, dst),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(t) => aarch64::sm4e::ctr32(t, rk, p, ctr, src, dst),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(t) => aarch64::aese::ctr32(t, rk, p, ctr, src, dst),
             // Everything through the counter blocks below.
             Kernel::Portable => 0,
         };
@@ -240,6 +268,10 @@ impl Kernel {
             Kernel::AesniYmm(t) => x86::cbc_encrypt_aes_avx(t, rk, iv, data),
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniXmm(t) => x86::cbc_encrypt_aes_sse(t, rk, iv, data),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(t) => aarch64::sm4e::cbc_encrypt(t, rk, iv, data),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(t) => aarch64::aese::cbc_encrypt(t, rk, iv, data),
             Kernel::Portable => {
                 for block in data.chunks_exact_mut(BLOCK_SIZE) {
                     for (a, b) in iv.iter_mut().zip(block.iter()) {
@@ -271,6 +303,10 @@ impl Kernel {
             Kernel::AesniXmm(_) => Some(x86::aes128::LANES),
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniZmm(_) => None,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(_) => None,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(_) => Some(aarch64::aese::LANES),
             Kernel::Portable => None,
         }
     }
@@ -296,6 +332,14 @@ impl Kernel {
             // No side-by-side kernel: one message at a time.
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniZmm(_) => {
+                for (c, b) in chains.iter_mut().zip(bufs.iter_mut()) {
+                    self.cbc_encrypt(rk, c, &mut b[..16 * blocks]);
+                }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(t) => aarch64::aese::cbc_lanes(t, rk, chains, bufs, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm4e(_) => {
                 for (c, b) in chains.iter_mut().zip(bufs.iter_mut()) {
                     self.cbc_encrypt(rk, c, &mut b[..16 * blocks]);
                 }

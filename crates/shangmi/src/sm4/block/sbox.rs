@@ -48,7 +48,7 @@ pub(crate) const COLS: [u8; 8] = {
 };
 
 /// Multiplication in GF(2^8) modulo x^8 + (low byte `poly`); compile time only.
-#[cfg(any(test, target_arch = "x86_64"))]
+#[cfg(any(test, target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) const fn gmul(mut a: u8, b: u8, poly: u8) -> u8 {
     let mut r = 0u8;
     let mut i = 0;

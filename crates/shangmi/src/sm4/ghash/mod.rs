@@ -12,18 +12,22 @@
 //!   times H^16..H^1 (two per register) per reduction.
 //! - `vpclmul-512`: VPCLMULQDQ on 512-bit registers, sixteen blocks (four
 //!   per register) per reduction.
+//! - `pmull-128` (aarch64): `PMULL`/`PMULL2`, eight blocks times H^8..H^1
+//!   per reduction.
 //!
 //! The carry-less paths are constant time too: `pclmulqdq`/`vpclmulqdq`
 //! have data-independent latency, and memory is indexed only by public
 //! lengths.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 use std::sync::OnceLock;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::cpu::{self, Token};
 use portable::{gf_mul, update_portable, Multiplier, PORTABLE_AGG};
 
@@ -41,6 +45,9 @@ pub(crate) enum Kernel {
     /// PCLMULQDQ on 128-bit registers.
     #[cfg(target_arch = "x86_64")]
     Pclmul128(cpu::Clmul),
+    /// aarch64: `PMULL`/`PMULL2` on 128-bit registers.
+    #[cfg(target_arch = "aarch64")]
+    Pmull128(cpu::PmullNeon),
     /// Integer multiplications only (constant time).
     Portable,
 }
@@ -54,8 +61,10 @@ impl Kernel {
 
     /// Every kernel the CPU allows, slowest first.
     pub(crate) fn available() -> Vec<Kernel> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
         let mut v = vec![Kernel::Portable];
+        #[cfg(target_arch = "aarch64")]
+        v.extend(cpu::PmullNeon::get().map(Kernel::Pmull128));
         #[cfg(target_arch = "x86_64")]
         {
             // The wider kernels' tokens prove PCLMULQDQ too, so the
@@ -77,6 +86,8 @@ impl Kernel {
             Kernel::Vpclmul256(..) => "vpclmul-256",
             #[cfg(target_arch = "x86_64")]
             Kernel::Pclmul128(_) => "pclmul-128",
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Pmull128(_) => "pmull-128",
             Kernel::Portable => "portable-64",
         }
     }
@@ -85,6 +96,8 @@ impl Kernel {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Vpclmul512(..) | Kernel::Vpclmul256(..) | Kernel::Pclmul128(_) => false,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Pmull128(_) => false,
             Kernel::Portable => true,
         }
     }
@@ -153,7 +166,7 @@ impl Ghash {
     pub(crate) fn update_blocks(&mut self, data: &[u8]) {
         debug_assert!(data.len().is_multiple_of(16));
         let acc = self.acc;
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let powers = &self.powers;
         self.acc = match self.kernel {
             #[cfg(target_arch = "x86_64")]
@@ -168,6 +181,8 @@ impl Ghash {
             }
             #[cfg(target_arch = "x86_64")]
             Kernel::Pclmul128(c) => x86::update(c, acc, powers, data),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Pmull128(t) => aarch64::update(t, acc, powers, data),
             Kernel::Portable => update_portable(acc, &self.pows, data),
         };
     }

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Static speed estimates for the aarch64 kernels, which cannot be timed under
+# emulation: each kernel's hottest loop is disassembled from the cross-built
+# test binary (the `*_impl` functions of `sm4/block/aarch64/`,
+# `sm4/ghash/aarch64.rs`, `sm3/aarch64.rs` and the portable functions they
+# replace) and `llvm-mca` estimates its cycles per iteration on LLVM's models
+# of Neoverse N1, Neoverse V1 and TaiShan v110 (Kunpeng 920); with the bytes
+# one iteration handles, that is cycles per byte, and the ratio to the
+# portable path on the same model. The loop is the largest backward-branch
+# span in the function; the script prints its instruction count so the
+# choice can be checked against the source.
+#
+# Static estimates of the loop alone (no cache misses, no branch
+# mispredictions); good for ratios, not for absolute rates.
+#
+# Usage: scripts/llvm_mca.sh [BINARY]  (default: the newest aarch64 test
+# binary under target/aarch64; build it with scripts/aarch64.sh or
+# `cargo test -p shangmi --release --target aarch64-unknown-linux-gnu --no-run`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-$(ls -t target/aarch64/aarch64-unknown-linux-gnu/release/deps/shangmi-* 2>/dev/null | grep -v '\.d$' | head -1)}
+[ -x "$bin" ] || { echo "llvm_mca: no aarch64 test binary (see the usage line)" >&2; exit 1; }
+command -v llvm-mca >/dev/null || { echo "llvm_mca: needs llvm-mca (Debian: llvm)" >&2; exit 1; }
+objdump=$(command -v aarch64-linux-gnu-objdump || command -v llvm-objdump)
+cpus=${MCA_CPUS:-neoverse-n1 neoverse-v1 tsv110}
+
+python3 - "$bin" "$objdump" $cpus <<'PY'
+import re, subprocess, sys, tempfile
+
+binary, objdump, cpus = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+# (name, demangled-symbol regex, bytes per iteration of the hottest loop,
+#  portable counterpart's name)
+KERNELS = [
+    ("sm4 bulk: sm4ce-128", r"sm4::block::aarch64::sm4e::crypt_impl$", "largest", 128, "sm4 bulk: portable-64"),
+    ("sm4 bulk: aese-128", r"sm4::block::aarch64::aese::crypt_impl$", "largest", 256, "sm4 bulk: portable-64"),
+    # Bitsliced: one iteration is four rounds on 64 blocks (1024 / 8 bytes).
+    ("sm4 bulk: portable-64", r"sm4::block::bitsliced::crypt64$", "largest", 128, None),
+    ("sm4 cbc-enc: sm4ce-128", r"sm4::block::aarch64::sm4e::cbc_encrypt_impl$", "largest", 16, "sm4 cbc-enc: portable-64"),
+    ("sm4 cbc-enc: aese-128", r"sm4::block::aarch64::aese::cbc_encrypt_impl$", "largest", 16, "sm4 cbc-enc: portable-64"),
+    # The single-block path (the last loop): one round of one block.
+    ("sm4 cbc-enc: portable-64", r"sm4::block::portable::crypt_blocks$", "last", 0.5, None),
+    ("ghash: pmull-128", r"sm4::ghash::aarch64::update_impl$", "largest", 128, "ghash: portable-64"),
+    # `update_portable` is inlined here; its loop takes four blocks.
+    ("ghash: portable-64", r"sm4::ghash::Ghash::update_blocks$", "largest", 64, None),
+    ("sm3: sm3ce-128", r"sm3::aarch64::compress_impl$", "largest", 64, "sm3: portable-32"),
+    ("sm3: portable-32", r"sm3::compress::compress_blocks_portable$", "largest", 64, None),
+]
+
+dis = subprocess.run([objdump, "-d", "-C", "--no-show-raw-insn", binary],
+                     capture_output=True, text=True, check=True).stdout
+funcs, cur = {}, None
+for line in dis.splitlines():
+    m = re.match(r"^([0-9a-f]+) <(.*)>:$", line)
+    if m:
+        cur = re.sub(r"::h[0-9a-f]{16}$", "", m.group(2))
+        funcs.setdefault(cur, [])
+        continue
+    m = re.match(r"^\s+([0-9a-f]+):\s+(\S.*)$", line)
+    if m and cur is not None:
+        funcs[cur].append((int(m.group(1), 16), m.group(2).split("//")[0].strip()))
+
+BR = re.compile(r"^(b(\.\w+)?|cbn?z|tbn?z)\s+(.*?)([0-9a-f]+) <")
+
+def loops(ins):
+    """Every backward branch inside the function as (first, last) indices."""
+    addrs = {a: i for i, (a, _) in enumerate(ins)}
+    out = []
+    for i, (a, text) in enumerate(ins):
+        m = re.match(r"^(b(\.\w+)?|cbn?z|tbn?z)\s+(.*?)([0-9a-f]+)\s*<", text)
+        if m and int(m.group(4), 16) <= a and int(m.group(4), 16) in addrs:
+            out.append((addrs[int(m.group(4), 16)], i))
+    return out
+
+def trips(span):
+    """An inner loop's trip count from its `add R, _, #step` and `cmp R, #limit`."""
+    text = [t for _, t in span]
+    for t in text:
+        m = re.match(r"^cmp\s+(\w+), #(0x[0-9a-f]+|\d+)$", t)
+        if not m:
+            continue
+        for u in text:
+            a = re.match(rf"^add\s+{m.group(1)}, \w+, #(0x[0-9a-f]+|\d+)$", u)
+            if a:
+                return int(m.group(2), 0) // int(a.group(1), 0)
+    raise SystemExit("llvm_mca: cannot find an inner loop's trip count:\n" + "\n".join(text))
+
+def to_asm(span):
+    out = [".Lloop:"]
+    for _, text in span:
+        text = re.sub(r"<[^>]*>", "", text).strip()
+        m = re.match(r"^(b(\.\w+)?|cbn?z|tbn?z)\s+(.*?)([0-9a-f]+)$", text)
+        if m:  # every branch to the loop head: the cost of a branch, no target
+            text = f"{m.group(1)} {m.group(3)}.Lloop"
+        out.append(text)
+    return "\n".join(out) + "\n"
+
+def mca(asm, cpu):
+    with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
+        f.write(asm)
+    r = subprocess.run(["llvm-mca", "-mtriple=aarch64", f"-mcpu={cpu}", "-mattr=+neon,+aes,+sha3,+sm4",
+                        "-iterations=200", f.name], capture_output=True, text=True)
+    m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)
+    if not m:
+        raise SystemExit(f"llvm-mca failed on {cpu}: {r.stderr[:400]}")
+    return int(m.group(1)) / 200
+
+def cost(ins, lo, hi, cpu, inner):
+    """Cycles of one iteration of ins[lo..hi]: its own instructions, plus each
+    directly nested loop's cycles times its trip count."""
+    own, total, i = [], 0.0, lo
+    for a, b in inner:
+        own.extend(ins[i:a])
+        total += trips(ins[a:b + 1]) * mca(to_asm(ins[a:b + 1]), cpu)
+        i = b + 1
+    own.extend(ins[i:hi + 1])
+    return total + mca(to_asm(own), cpu)
+
+results = {}
+print(f"binary: {binary}")
+for name, pat, pick, per_iter, _ in KERNELS:
+    sym = [s for s in funcs if re.search(pat, s)]
+    if not sym:
+        print(f"{name:28} symbol /{pat}/ not found (inlined?)")
+        continue
+    ins = funcs[sym[0]]
+    ls = loops(ins)
+    if not ls:
+        print(f"{name:28} no loop in {sym[0]}")
+        continue
+    lo, hi = max(ls, key=lambda l: l[1] - l[0]) if pick == "largest" else max(ls, key=lambda l: l[1])
+    # Loops directly inside the chosen one (not nested in another inner one).
+    inside = sorted(l for l in ls if lo <= l[0] and l[1] < hi)
+    inner = [l for l in inside if not any(o != l and o[0] <= l[0] and l[1] <= o[1] for o in inside)]
+    results[name] = {c: cost(ins, lo, hi, c, inner) / per_iter for c in cpus}
+    note = f", {len(inner)} inner loops x {[trips(ins[a:b + 1]) for a, b in inner]}" if inner else ""
+    print(f"{name:28} {hi - lo + 1:5} instructions/iteration{note}, {per_iter:g} bytes/iteration ({sym[0]})")
+
+print()
+head = "".join(f" | {c:>11} c/B | vs portable" for c in cpus)
+print(f"| {'kernel':26}{head} |")
+print("|" + "---|" * (1 + 2 * len(cpus)))
+for name, _, _, _, base in KERNELS:
+    if name not in results:
+        continue
+    row = f"| {name:26}"
+    for c in cpus:
+        v = results[name][c]
+        ratio = f"{results[base][c] / v:.1f}x" if base in results else "1.0x"
+        row += f" | {v:15.2f} | {ratio:>11}"
+    print(row + " |")
+PY
