@@ -3,8 +3,9 @@
 # libbcutil-java), both ways. Not run by CI: needs java/javac and the jars, and
 # the shangmi native module importable by `python3` (a venv with `maturin develop`).
 # Prints one result line per case; exits non-zero if any case that BC 1.72 is
-# able to do fails. BC 1.72 can neither read nor write SM4-CBC PBES2 nor
-# SM4-CBC CMS content encryption; those cases print "BC-CANNOT" with BC's message.
+# able to do fails. BC 1.72 can neither read nor write SM4-CBC PBES2, SM2 key
+# transport (1.2.156.10197.1.301.3) nor SM4-CBC CMS content; those cases print
+# "BC-CANNOT" with BC's message.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CP=/usr/share/java/bcprov.jar:/usr/share/java/bcpkix.jar:/usr/share/java/bcutil.jar
@@ -87,6 +88,10 @@ def read_signed():
     v = cms.verify((bc / "bc-signed.p7s").read_bytes(), trust_roots=[ca])
     return f"verifies ({v.form}), content {v.content!r}"
 case("shangmi verifies bc-signed.p7s", read_signed)
+def read_detached():
+    v = cms.verify((bc / "bc-signed-detached.p7s").read_bytes(), data=b"signed by BouncyCastle 1.72", trust_roots=[ca])
+    return f"verifies ({v.form}), detached"
+case("shangmi verifies bc-signed-detached", read_detached)
 sys.exit(bad)
 PYEOF
 exit $fail

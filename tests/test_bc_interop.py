@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from shangmi import InvalidSignature, cms, pkcs12, sm2, x509
+from shangmi import cms, pkcs12, sm2, x509
+from shangmi.exceptions import InvalidSignature
 
 V = Path(__file__).parent / "vectors"
 KEYS = V / "pkcs12"
@@ -58,3 +59,11 @@ def test_bc_signed_data_tampered_content_fails() -> None:
     der[i] ^= 1
     with pytest.raises(InvalidSignature):
         cms.verify(bytes(der))
+
+
+def test_bc_detached_signed_data_verifies() -> None:
+    der = (BC / "bc-signed-detached.p7s").read_bytes()
+    v = cms.verify(der, data=b"signed by BouncyCastle 1.72", trust_roots=[CA])
+    assert v.signers == [LEAF]
+    with pytest.raises(InvalidSignature):
+        cms.verify(der, data=b"signed by BouncyCastle 1.73")

@@ -4,11 +4,11 @@
 //   javac -cp $CP BcInterop.java
 //   java -cp $CP:. BcInterop write KEYDIR OUTDIR PASSWORD
 //       KEYDIR holds key.pem (PKCS#8 SM2), leaf.pem, ca.pem. Writes into OUTDIR:
-//       bc-sm.p12 (PBES2: PBKDF2-HMAC-SM3 + SM4-CBC bags, SM3 MAC), bc-signed.p7s
-//       (SignedData, SM3withSM2) and bc-enveloped.p7m (EnvelopedData to leaf.pem),
+//       bc-sm.p12 (PBES2: PBKDF2-HMAC-SM3 + SM4-CBC bags, SM3 MAC), bc-signed.p7s and
+//       bc-signed-detached.p7s (SignedData, SM3withSM2) and bc-enveloped.p7m (EnvelopedData to leaf.pem),
 //       each only if BouncyCastle can write it; what it cannot is printed as "CANNOT".
 //   java -cp $CP:. BcInterop pfx FILE PASSWORD
-//   java -cp $CP:. BcInterop signed FILE
+//   java -cp $CP:. BcInterop signed FILE [DETACHED-CONTENT-FILE]
 //   java -cp $CP:. BcInterop enveloped FILE KEY.pem CERT.pem
 // Readers print what they found and exit 1 on any failure.
 import java.io.*;
@@ -73,7 +73,7 @@ public class BcInterop {
             switch (a[0]) {
                 case "write": ok = write(a[1], a[2], a[3]); break;
                 case "pfx": ok = readPfx(a[1], a[2]); break;
-                case "signed": ok = readSigned(a[1]); break;
+                case "signed": ok = readSigned(a[1], a.length > 2 ? a[2] : null); break;
                 case "enveloped": ok = readEnveloped(a[1], a[2], a[3]); break;
                 default: throw new IllegalArgumentException("unknown command " + a[0]);
             }
@@ -136,6 +136,9 @@ public class BcInterop {
             CMSSignedData s = g.generate(new CMSProcessableByteArray(SIGNED_CONTENT), true);
             Files.write(Paths.get(out, "bc-signed.p7s"), s.getEncoded());
             System.out.println("WROTE bc-signed.p7s");
+            CMSSignedData d = g.generate(new CMSProcessableByteArray(SIGNED_CONTENT), false);
+            Files.write(Paths.get(out, "bc-signed-detached.p7s"), d.getEncoded());
+            System.out.println("WROTE bc-signed-detached.p7s");
         } catch (Exception e) {
             System.out.println("CANNOT bc-signed.p7s: " + e);
             ok = false;
@@ -196,8 +199,10 @@ public class BcInterop {
         return false;
     }
 
-    static boolean readSigned(String file) throws Exception {
-        CMSSignedData s = new CMSSignedData(Files.readAllBytes(Paths.get(file)));
+    static boolean readSigned(String file, String detachedContent) throws Exception {
+        byte[] der = Files.readAllBytes(Paths.get(file));
+        CMSSignedData s = detachedContent == null ? new CMSSignedData(der)
+            : new CMSSignedData(new CMSProcessableByteArray(Files.readAllBytes(Paths.get(detachedContent))), der);
         boolean any = false;
         for (SignerInformation si : s.getSignerInfos().getSigners()) {
             @SuppressWarnings("unchecked")
