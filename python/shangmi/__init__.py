@@ -7,7 +7,9 @@ Pythonic API.
 
 from __future__ import annotations
 
-from shangmi import cfca, cms, exceptions, pkcs12, sm2, sm3, sm4, sm9, tls, x509, zuc
+import sys as _sys
+
+from shangmi import cfca, cms, exceptions, ocsp, pkcs12, sm2, sm3, sm4, sm9, tls, x509, zuc
 from shangmi._cpu import CpuFeatures, cpu_features, num_threads, set_num_threads
 from shangmi.exceptions import (
     AlreadyFinalized,
@@ -27,6 +29,11 @@ from shangmi.exceptions import (
     TLSWantWriteError,
     UnsupportedAlgorithm,
 )
+
+# shangmi.x509.ocsp, pyca's place for OCSP: ocsp is built on x509, so the
+# name is set here, above both (see x509.ocsp).
+x509.ocsp = ocsp
+_sys.modules["shangmi.x509.ocsp"] = ocsp
 
 #: The package version, kept equal to the workspace Cargo.toml's by
 #: tests/test_cli_common.py (no importlib.metadata at import: it is slow).

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal, Protocol
 
 from shangmi import _native, sm2
-from shangmi._buffer import Buffer, duck, instance, instances
+from shangmi._buffer import Buffer, as_bytes, duck, instance, instances
 from shangmi.exceptions import DecryptionError, InvalidInputError
 from shangmi.x509 import Certificate, Signer, _secs
 
@@ -215,6 +215,8 @@ def decrypt_and_verify(
     msg = _msg(message)
     cert = None if certificate is None else instance(certificate, Certificate, "certificate")
     duck(private_key, ("decrypt",), "private_key")
+    # Checked before any decryption, which may end the call first.
+    uid = None if uid is None else as_bytes(uid, "uid")
     if cert is not None and isinstance(private_key, sm2.PrivateKey):
         if private_key.public_key() != cert.public_key():
             raise InvalidInputError("the private key does not belong to the recipient certificate")

@@ -29,14 +29,14 @@ Anything with ``public_key()`` and ``sign_digest(e) -> DER signature``
 from __future__ import annotations
 
 import calendar
-import sys as _sys
+import types as _types
 import datetime as _dt
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from shangmi import _native, sm2
-from shangmi._buffer import Buffer, duck, instance, instances
+from shangmi._buffer import Buffer, duck, instance, instances, iterable
 from shangmi._x509_ext import *  # noqa: F401,F403  (the pyca-shaped value classes)
 from shangmi._x509_ext import __all__ as _ext_all
 from shangmi._x509_ext import Extension, Extensions, ExtensionType, Name, ObjectIdentifier, _ext_wire
@@ -522,11 +522,23 @@ class CertificateRevocationListBuilder:
 # -- validation ----------------------------------------------------------------------
 
 
+def _ocsp_natives(responses: Iterable[Any]) -> list[Any]:
+    """The native responses of ``shangmi.x509.ocsp.OCSPResponse`` objects
+    (recognised by what they wrap: this module sits below that one)."""
+    out = []
+    for i, r in enumerate(iterable(responses, "ocsp_responses")):
+        native = getattr(r, "_r", None)
+        if not isinstance(native, _native.OcspResponse):
+            raise ShangmiTypeError(f"ocsp_responses[{i}] must be an OCSPResponse (shangmi.x509.ocsp), got {type(r).__name__}")
+        out.append(native)
+    return out
+
+
 def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_roots: Iterable[Certificate], *,
                  at: _dt.datetime | None = None, uid: Buffer | None = None,
                  crls: Iterable[CertificateRevocationList] = (),
                  crl_max_staleness: _dt.timedelta | None = None,
-                 ocsp_responses: Iterable[ocsp.OCSPResponse] = ()) -> list[Certificate]:
+                 ocsp_responses: Iterable[Any] = ()) -> list[Certificate]:
     """Builds and checks the path from ``leaf`` to one of ``trust_roots``:
     name chaining (and key identifiers), every signature, validity at ``at``
     (default now), basicConstraints (CA flag, path length), keyUsage
@@ -563,7 +575,7 @@ def verify_chain(leaf: Certificate, intermediates: Iterable[Certificate], trust_
         when,
         uid,
         staleness,
-        [r._r for r in instances(ocsp_responses, ocsp.OCSPResponse, "ocsp_responses")],
+        _ocsp_natives(ocsp_responses),
     )
     return [Certificate(c) for c in chain]
 
@@ -588,7 +600,7 @@ def serialize_certificates(certs: Iterable[Certificate], encoding: Literal["pem"
     return _native.pkcs7_serialize([c._c for c in instances(certs, Certificate, "certs")], encoding)
 
 
-# shangmi.x509.ocsp (pyca's place for it); imported last, it uses this module.
-from shangmi import ocsp as ocsp  # noqa: E402
-
-_sys.modules[__name__ + ".ocsp"] = ocsp
+#: ``shangmi.x509.ocsp``, pyca's place for :mod:`shangmi.ocsp`. That module
+#: is built on this one, so the package (``shangmi/__init__.py``) sets this
+#: name once both are imported; this module never imports it.
+ocsp: _types.ModuleType

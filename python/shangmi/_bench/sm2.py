@@ -378,10 +378,10 @@ def _print_targets(
     line("pool-hit sign latency / normal sign latency", pool_latency, "<= 0.3", pool_latency <= 0.3)
     if "lanes" in r:
         by = {c.name: c for c in r["lanes"].candidates}
-        pv = by["OpenSSL P-256 ECDSA verify"]
+        p256 = by["OpenSSL P-256 ECDSA verify"]
         for op, goal in (("verify_many", 3.3), ("decrypt_many", 3.0)):
             c = by[f"shangmi {op}"]
-            med, mn = pv.median / c.median, pv.min / c.min
+            med, mn = p256.median / c.median, p256.min / c.min
             line(f"{op} per item, 1 thread / P-256 verify (min {mn:.2f}x)", med, f">= {goal}", med >= goal)
         refill = by["shangmi pool refill"].median / by["shangmi sign (one-shot)"].median
         line("pool refill per nonce / one-shot sign (1 thread)", refill, "<= 0.5", refill <= 0.5)
