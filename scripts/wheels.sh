@@ -70,17 +70,49 @@ wheel() {
   if ! target "$triple"; then say "$label: SKIPPED (rustup cannot install $triple)"; return; fi
   rm -f "$dist"/shangmi-*"$tag"*.whl
   log=$CARGO_TARGET_DIR/$label.log
+  # Builds must not overlap in one target directory: maturin picks the
+  # uplifted library, which a concurrent build for another triple has been
+  # seen to leave stale. Removing it makes cargo copy it again.
+  rm -f "$CARGO_TARGET_DIR/$triple/release/lib_native.so"
   if ! maturin build --release --strip --zig --target "$triple" --compatibility "$policy" \
       -o "$dist" >"$log" 2>&1; then
     tail -30 "$log"; fail "$label: FAILED (maturin build, log $log)"; return
   fi
   built=$(ls "$dist"/shangmi-*-abi3-*"$tag"*.whl 2>/dev/null | head -1)
   if [ -z "$built" ]; then fail "$label: FAILED (no abi3 $tag wheel in $dist)"; return; fi
-  local verdict
-  verdict=$(auditwheel show "$built" 2>&1)
-  echo "$verdict" | sed 's/^/  /'
+  # The extension's ELF machine must be the target's (0xb7 aarch64, 0x3e x86-64).
+  local machine
+  machine=$(python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+so = [n for n in z.namelist() if n.endswith(".so")][0]
+print({0xB7: "aarch64", 0x3E: "x86_64"}.get(int.from_bytes(z.read(so)[18:20], "little"), "other"))' "$built")
+  if [ "$machine" != "${triple%%-*}" ]; then fail "$label: FAILED (the wheel's extension is $machine code)"; return; fi
+  local verdict ldpaths=()
+  # auditwheel resolves the musl wheel's `libc.so` on the library path; the
+  # host's is glibc's linker script (auditwheel crashes on it), so point it
+  # at Debian's musl for the wheel's architecture (unpacked, not installed).
+  if [ "$policy" = musllinux_1_2 ]; then
+    local arch=${triple%%-*} deb_arch musl_dir
+    [ "$arch" = x86_64 ] && deb_arch=amd64 || deb_arch=arm64
+    musl_dir=$CARGO_TARGET_DIR/musl-$deb_arch
+    if [ ! -e "$musl_dir/lib/$arch-linux-musl/libc.so" ]; then
+      local v
+      v=$(apt-cache show musl 2>/dev/null | awk '/^Version:/{print $2; exit}')
+      mkdir -p "$musl_dir"
+      curl -fsSL -o "$musl_dir.deb" "http://deb.debian.org/debian/pool/main/m/musl/musl_${v}_$deb_arch.deb" \
+        && dpkg-deb -x "$musl_dir.deb" "$musl_dir"
+    fi
+    ldpaths=(--ldpaths "$musl_dir/lib/$arch-linux-musl")
+  fi
+  verdict=$(auditwheel show "${ldpaths[@]}" "$built" 2>&1)
+  echo "$verdict" | grep -v -E '^\s*$|^WARNING' | sed 's/^/  /'
   if ! echo "$verdict" | grep -q "consistent with the following platform tag: \"$policy"; then
-    fail "$label: FAILED (auditwheel does not find it $policy)"; return
+    # zig links musl by its upstream soname, `libc.so` (musl's loader maps
+    # that name to itself); auditwheel wants Alpine's libc.musl-ARCH.so.1.
+    local objection
+    objection=$(echo "$verdict" | sed -n '/will need to be eliminated/,$p' | tail -n +2 | grep -v '^\s*$' | tr '\n' ' ')
+    fail "$label: FAILED ($(basename "$built") $(du -k "$built" | cut -f1) KiB: auditwheel does not find it $policy; it objects to: ${objection:-?})"
+    return
   fi
   say "$label: $(basename "$built") $(du -k "$built" | cut -f1) KiB, auditwheel: $policy, $((SECONDS - start)) s"
 }
