@@ -164,6 +164,7 @@ userland() {
   if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
     mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
       || { say "userland: SKIPPED (binfmt_misc cannot be mounted)"; return; }
+    mounted+=(/proc/sys/fs/binfmt_misc)
   fi
   if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
     local magic='\x7f\x45\x4c\x46\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
