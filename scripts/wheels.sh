@@ -135,10 +135,11 @@ registered_here=0
 mounted=()
 cleanup() {
   local m
-  for m in "${mounted[@]}"; do umount "$m" 2>/dev/null; done
+  # Unregister before unmounting binfmt_misc (registrations outlive the mount).
   if [ "$registered_here" = 1 ] && [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
     echo -1 >/proc/sys/fs/binfmt_misc/qemu-aarch64
   fi
+  for m in "${mounted[@]}"; do umount "$m" 2>/dev/null; done
 }
 trap cleanup EXIT
 
