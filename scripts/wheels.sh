@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# The wheels CI does not build: manylinux2014 aarch64 and musllinux_1_2
+# x86-64 and aarch64, all abi3, cross-built with maturin's zig linker (as
+# .ci/run builds the x86-64 manylinux2014 wheel) and checked with
+# `auditwheel show`; the aarch64 glibc wheel installed into an arm64 Debian
+# userland (debootstrap, run under qemu-user-static through binfmt_misc) and
+# the Python vector tests run there; and `cargo check` of the core and the
+# binding for Windows (GNU) and both macOS targets, which cannot be built or
+# run here, so the code stays portable to them.
+#
+# Not run by CI (the emulated tests alone take far longer than its budget).
+# Idempotent: a second run reuses the toolchains, the userland and cargo's
+# incremental state. Each step prints one result line ("wheels: STEP: ...");
+# a step whose prerequisites cannot be had says SKIPPED and why, and the
+# others still run; the exit status is non-zero if any step FAILED.
+#
+# Needs (installed when missing):
+#   Debian: debootstrap, qemu-user-static (binfmt_misc must be mountable to
+#           run the userland; the script registers qemu-aarch64 only if it is
+#           not registered, and unregisters it on exit);
+#   PyPI (into .venv of this checkout): maturin, ziglang, auditwheel, and
+#           pytest, hypothesis, cryptography and gmssl for the userland
+#           (fetched by pip as arm64 wheels into the userland's tree);
+#   rustup: the standard libraries of the targets below.
+# Output: target/wheels/dist/*.whl. Set WHEELS_STEPS to a space-separated
+# subset of "gnu-aarch64 musl-x86_64 userland musl-aarch64 check" to run
+# only those steps.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export CARGO_TARGET_DIR="$root/target/wheels"
+dist=$CARGO_TARGET_DIR/dist
+userland=$CARGO_TARGET_DIR/arm64-root
+steps=${WHEELS_STEPS:-gnu-aarch64 musl-x86_64 userland musl-aarch64 check}
+failed=0
+mkdir -p "$dist" "$CARGO_TARGET_DIR/bin"
+
+say() { echo "wheels: $*"; }
+fail() { say "$*"; failed=1; }
+want() { [[ " $steps " == *" $1 "* ]]; }
+
+# --- tools -----------------------------------------------------------------
+apt_missing=()
+command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || apt_missing+=(debootstrap)
+[ -x /usr/bin/qemu-aarch64-static ] || apt_missing+=(qemu-user-static)
+if [ ${#apt_missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq "${apt_missing[@]}" >/dev/null \
+    || say "tools: could not install ${apt_missing[*]} from Debian"
+fi
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q 'maturin>=1.7,<2' ziglang auditwheel || { say "tools: FAILED (pip)"; exit 1; }
+# maturin runs `zig`; ziglang ships it as a module of the Python that installed it.
+printf '#!/bin/sh\nexec %s -m ziglang "$@"\n' "$root/.venv/bin/python" >"$CARGO_TARGET_DIR/bin/zig"
+chmod +x "$CARGO_TARGET_DIR/bin/zig"
+export PATH="$CARGO_TARGET_DIR/bin:$root/.venv/bin:$PATH"
+say "tools: $(maturin --version), zig $(zig version), $(auditwheel --version 2>&1 | head -1 | cut -d" " -f1-2)"
+
+# target TRIPLE: 0 if rustup has (or can install) the target's standard library.
+target() {
+  rustup target list --installed | grep -qx "$1" || timeout 300 rustup target add "$1" >/dev/null 2>&1
+}
+
+# wheel LABEL TRIPLE POLICY TAG: build one stripped abi3 wheel, audit it,
+# check its platform tag. Leaves its path in $built.
+built=
+wheel() {
+  local label=$1 triple=$2 policy=$3 tag=$4 start=$SECONDS log
+  built=
+  if ! target "$triple"; then say "$label: SKIPPED (rustup cannot install $triple)"; return; fi
+  rm -f "$dist"/shangmi-*"$tag"*.whl
+  log=$CARGO_TARGET_DIR/$label.log
+  # Builds must not overlap in one target directory: maturin picks the
+  # uplifted library, which a concurrent build for another triple has been
+  # seen to leave stale. Removing it makes cargo copy it again.
+  rm -f "$CARGO_TARGET_DIR/$triple/release/lib_native.so"
+  if ! maturin build --release --strip --zig --target "$triple" --compatibility "$policy" \
+      -o "$dist" >"$log" 2>&1; then
+    tail -30 "$log"; fail "$label: FAILED (maturin build, log $log)"; return
+  fi
+  built=$(ls "$dist"/shangmi-*-abi3-*"$tag"*.whl 2>/dev/null | head -1)
+  if [ -z "$built" ]; then fail "$label: FAILED (no abi3 $tag wheel in $dist)"; return; fi
+  # The extension's ELF machine must be the target's (0xb7 aarch64, 0x3e x86-64).
+  local machine
+  machine=$(python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+so = [n for n in z.namelist() if n.endswith(".so")][0]
+print({0xB7: "aarch64", 0x3E: "x86_64"}.get(int.from_bytes(z.read(so)[18:20], "little"), "other"))' "$built")
+  if [ "$machine" != "${triple%%-*}" ]; then fail "$label: FAILED (the wheel's extension is $machine code)"; return; fi
+  local verdict ldpaths=()
+  # auditwheel resolves the musl wheel's `libc.so` on the library path; the
+  # host's is glibc's linker script (auditwheel crashes on it), so point it
+  # at Debian's musl for the wheel's architecture (unpacked, not installed).
+  if [ "$policy" = musllinux_1_2 ]; then
+    local arch=${triple%%-*} deb_arch musl_dir
+    [ "$arch" = x86_64 ] && deb_arch=amd64 || deb_arch=arm64
+    musl_dir=$CARGO_TARGET_DIR/musl-$deb_arch
+    if [ ! -e "$musl_dir/lib/$arch-linux-musl/libc.so" ]; then
+      local v
+      v=$(apt-cache show musl 2>/dev/null | awk '/^Version:/{print $2; exit}')
+      mkdir -p "$musl_dir"
+      curl -fsSL -o "$musl_dir.deb" "http://deb.debian.org/debian/pool/main/m/musl/musl_${v}_$deb_arch.deb" \
+        && dpkg-deb -x "$musl_dir.deb" "$musl_dir"
+    fi
+    ldpaths=(--ldpaths "$musl_dir/lib/$arch-linux-musl")
+  fi
+  verdict=$(auditwheel show "${ldpaths[@]}" "$built" 2>&1)
+  echo "$verdict" | grep -v -E '^\s*$|^WARNING' | sed 's/^/  /'
+  if ! echo "$verdict" | grep -q "consistent with the following platform tag: \"$policy"; then
+    # zig links musl by its upstream soname, `libc.so` (musl's loader maps
+    # that name to itself); auditwheel wants Alpine's libc.musl-ARCH.so.1.
+    local objection
+    objection=$(echo "$verdict" | sed -n '/will need to be eliminated/,$p' | tail -n +2 | grep -v '^\s*$' | tr '\n' ' ')
+    fail "$label: FAILED ($(basename "$built") $(du -k "$built" | cut -f1) KiB: auditwheel does not find it $policy; it objects to: ${objection:-?})"
+    return
+  fi
+  say "$label: $(basename "$built") $(du -k "$built" | cut -f1) KiB, auditwheel: $policy, $((SECONDS - start)) s"
+}
+
+# --- 1. manylinux2014 aarch64 ----------------------------------------------
+gnu_wheel=
+if want gnu-aarch64; then
+  wheel gnu-aarch64 aarch64-unknown-linux-gnu manylinux_2_17 manylinux_2_17_aarch64
+  gnu_wheel=$built
+fi
+
+# --- 2. musllinux_1_2 x86-64 -----------------------------------------------
+# No musl Python is packaged by Debian, so the musl wheels are audited, not run.
+if want musl-x86_64; then
+  wheel musl-x86_64 x86_64-unknown-linux-musl musllinux_1_2 musllinux_1_2_x86_64
+fi
+
+# --- 3. the aarch64 glibc wheel in an arm64 Debian userland ----------------
+registered_here=0
+mounted=()
+cleanup() {
+  local m
+  # Unregister before unmounting binfmt_misc (registrations outlive the mount).
+  if [ "$registered_here" = 1 ] && [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    echo -1 >/proc/sys/fs/binfmt_misc/qemu-aarch64
+  fi
+  for m in "${mounted[@]}"; do umount "$m" 2>/dev/null; done
+}
+trap cleanup EXIT
+
+userland() {
+  local start=$SECONDS
+  [ -z "$gnu_wheel" ] && gnu_wheel=$(ls "$dist"/shangmi-*-abi3-*manylinux_2_17_aarch64*.whl 2>/dev/null | head -1)
+  if [ -z "$gnu_wheel" ]; then say "userland: SKIPPED (no manylinux aarch64 wheel)"; return; fi
+  # Debian's arm64 bookworm, first stage only (it runs no arm64 code); every
+  # downloaded package is then unpacked from the host, which is all Python
+  # needs (no maintainer scripts have to run for the interpreter to work).
+  if [ ! -e "$userland/.unpacked" ]; then
+    rm -rf "$userland"
+    if ! debootstrap --arch arm64 --foreign --variant=minbase --include=python3,python3-venv \
+        bookworm "$userland" http://deb.debian.org/debian >"$CARGO_TARGET_DIR/debootstrap.log" 2>&1; then
+      tail -5 "$CARGO_TARGET_DIR/debootstrap.log"; fail "userland: FAILED (debootstrap)"; return
+    fi
+    for deb in "$userland"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$userland"; done
+    touch "$userland/.unpacked"
+  fi
+  # Run arm64 executables through qemu (binfmt_misc, fix-binary flag so the
+  # chroot needs no copy of qemu); tests start subprocesses, so `qemu-aarch64
+  # -L` alone is not enough.
+  if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
+      || { say "userland: SKIPPED (binfmt_misc cannot be mounted)"; return; }
+    mounted+=(/proc/sys/fs/binfmt_misc)
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    local magic='\x7f\x45\x4c\x46\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
+    local mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
+    echo ":qemu-aarch64:M::$magic:$mask:/usr/bin/qemu-aarch64-static:F" >/proc/sys/fs/binfmt_misc/register \
+      || { say "userland: SKIPPED (cannot register qemu-aarch64 with binfmt_misc)"; return; }
+    registered_here=1
+  fi
+  # /proc and /dev for the tests (cpu counts, /dev/urandom, /dev/null).
+  local m
+  for m in proc dev; do
+    mountpoint -q "$userland/$m" && continue
+    mkdir -p "$userland/$m"
+    if [ $m = proc ]; then mount -t proc proc "$userland/proc"; else mount --bind /dev "$userland/dev"; fi \
+      && mounted=("$userland/$m" "${mounted[@]}")
+  done
+  local py
+  py=$(chroot "$userland" /usr/bin/python3 -c 'import platform, sys; print(platform.machine(), sys.version.split()[0])') \
+    || { fail "userland: FAILED (arm64 python3 does not start under qemu)"; return; }
+  # The wheel and the pure-Python test tools, installed by pip for the arm64
+  # interpreter's platform (Debian's python3 has no ensurepip wheel on minbase).
+  local site=$userland/opt/site
+  rm -rf "$site" "$userland/opt/shangmi"
+  mkdir -p "$userland/opt/shangmi"
+  if ! .venv/bin/pip install -q --target "$site" --platform manylinux2014_aarch64 --python-version 3.11 \
+      --implementation cp --only-binary=:all: "$gnu_wheel" pytest hypothesis cryptography gmssl; then
+    fail "userland: FAILED (pip install for arm64)"; return
+  fi
+  cp -r tests "$userland/opt/shangmi/"
+  # The vector suites (the ones .ci/run repeats under each CPU mask, without
+  # the CLI tests) and the interop ones: pyca/cryptography and gmssl from
+  # their arm64 wheels, Debian's arm64 openssl from the userland.
+  local files
+  files=$(cd tests && ls test_sm[2349]*.py test_zuc*.py test_cpu.py test_*interop*.py test_compat_gmssl.py \
+    | grep -v cli | sort -u | sed 's|^|tests/|')
+  local log=$CARGO_TARGET_DIR/userland.log
+  chroot "$userland" /usr/bin/env -i PATH=/usr/bin:/bin PYTHONPATH=/opt/site HOME=/tmp \
+    /bin/sh -c "cd /opt/shangmi && python3 -c 'import shangmi; print(\"shangmi\", shangmi.__version__, shangmi.cpu_features())' && python3 -m pytest -q -p no:cacheprovider $(echo $files)" \
+    >"$log" 2>&1
+  local rc=$?
+  grep -E "^shangmi " "$log" | sed 's/^/  /'
+  local summary
+  summary=$(tail -1 "$log")
+  if [ $rc -ne 0 ]; then
+    tail -40 "$log"; fail "userland: FAILED ($py, qemu-user: $summary)"; return
+  fi
+  say "userland: $(basename "$gnu_wheel") on Debian arm64 ($py, qemu-user): $summary, $((SECONDS - start)) s"
+}
+want userland && userland
+
+# --- 4. musllinux_1_2 aarch64 ----------------------------------------------
+if want musl-aarch64; then
+  wheel musl-aarch64 aarch64-unknown-linux-musl musllinux_1_2 musllinux_1_2_aarch64
+fi
+
+# --- 5. cargo check where nothing can be linked or run ---------------------
+if want check; then
+  for triple in x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin; do
+    start=$SECONDS
+    if ! target "$triple"; then say "check $triple: SKIPPED (rustup cannot install its standard library)"; continue; fi
+    log=$CARGO_TARGET_DIR/check-$triple.log
+    if ! cargo check -q -p shangmi --target "$triple" >"$log" 2>&1; then
+      tail -30 "$log"; fail "check $triple: FAILED (core)"; continue
+    fi
+    # abi3: the binding needs no Python of the target to be checked.
+    if ! PYO3_CROSS=1 PYO3_CROSS_PYTHON_VERSION=3.11 cargo check -q -p shangmi-python --target "$triple" >>"$log" 2>&1; then
+      tail -30 "$log"; fail "check $triple: FAILED (binding)"; continue
+    fi
+    say "check $triple: core and binding OK, $((SECONDS - start)) s"
+  done
+fi
+
+ls -l "$dist"/*.whl 2>/dev/null | awk '{print "  " $5, $NF}'
+exit $failed
