@@ -11,35 +11,9 @@ use shangmi::sm9::*;
 use std::hint::black_box;
 use std::process::Command;
 
-/// Process CPU time in ns (Linux), so other processes on a shared machine
-/// do not inflate our figures (`openssl speed` divides by its CPU time
-/// likewise); the process clock, not the thread's, because the batch rows
-/// run on the pool's thread. Wall time elsewhere.
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-fn now_ns() -> u64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec (two longs on 64-bit Linux)
-    // to the valid pointer given.
-    unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.sec as u64 * 1_000_000_000 + ts.nsec as u64
-}
-
-#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-fn now_ns() -> u64 {
-    use std::sync::OnceLock;
-    use std::time::Instant;
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
-}
+// The process clock, not the thread's: the batch rows run on the pool's thread.
+mod common;
+use common::process_ns as now_ns;
 
 fn openssl_verify_us() -> Option<f64> {
     let out = Command::new("openssl").args(["speed", "-seconds", "3", "ecdsap256"]).output().ok()?;

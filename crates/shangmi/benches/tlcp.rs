@@ -45,33 +45,8 @@ const RECORD: usize = 16384;
 const BULK: usize = 16;
 const BULK_SUFFIX: &str = ", 256 KiB writes";
 
-/// This thread's CPU time in nanoseconds (wall time where the platform has
-/// no thread clock).
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-fn now_ns() -> u64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec (two longs on 64-bit Linux)
-    // to the valid pointer given.
-    unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.sec as u64 * 1_000_000_000 + ts.nsec as u64
-}
-
-#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-fn now_ns() -> u64 {
-    use std::sync::OnceLock;
-    use std::time::Instant;
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
-}
+mod common;
+use common::thread_ns as now_ns;
 
 const CLOCK: &str =
     if cfg!(all(target_os = "linux", target_pointer_width = "64")) { "thread CPU time" } else { "wall time" };
