@@ -15,7 +15,7 @@
 # no k-masked code at all (the check would prove nothing).
 #
 # Second part: SM2's eight-lane IFMA code (sm2::lanes, ecmult_gen::ifma,
-# field::ifma), as linked into the sm2_lanes test, which runs the batch
+# field::ifma), as linked into the integration tests, whose sm2_lanes module runs the batch
 # decryption, signing and pool refills. Its constant-time argument is by
 # construction: a secret scalar reaches the lanes only as digit vectors;
 # every lookup reads every entry of its table at addresses fixed by the
@@ -54,13 +54,13 @@ if [ "$n" -ne 0 ]; then
     echo "ctime: masked memory accesses (secret-dependent cache lines)" >&2
     exit 1
 fi
-lanes=$(cargo test --release -p shangmi --test sm2_lanes --no-run --message-format=json 2>/dev/null |
+lanes=$(cargo test --release -p shangmi --test integration --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "sm2_lanes" and m.get("executable"):
+    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "integration" and m.get("executable"):
         print(m["executable"])')
-[ -n "$lanes" ] || { echo "ctime: the sm2_lanes test did not build" >&2; exit 1; }
+[ -n "$lanes" ] || { echo "ctime: the integration tests did not build" >&2; exit 1; }
 objdump -dC --no-show-raw-insn "$lanes" | awk '
     /^[0-9a-f]+ <.*>:$/ {
         keep = ($0 ~ /<shangmi::sm2::(lanes|ecmult_gen::ifma|field::ifma)::/) && ($0 !~ /_vartime/)

@@ -60,15 +60,15 @@ PEER_MESSAGE = b"tongsuo TLCP transcript: client to server\n"
 def build() -> Path:
     """Builds the transcript test binary and returns its path."""
     out = subprocess.run(
-        ["cargo", "test", "--release", "-p", "shangmi", "--features", "test-rng", "--test", "tlcp_transcripts",
+        ["cargo", "test", "--release", "-p", "shangmi", "--features", "test-rng", "--test", "integration",
          "--no-run", "--message-format=json"],
         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
     for line in out.splitlines():
         msg = json.loads(line)
         if msg.get("reason") == "compiler-artifact" and msg.get("executable") and \
-                msg["target"]["name"] == "tlcp_transcripts":
+                msg["target"]["name"] == "integration":
             return Path(msg["executable"])
-    raise SystemExit("tlcp_transcripts test binary not found")
+    raise SystemExit("integration test binary not found")
 
 
 def recorder(exe: Path, out: Path, peer: str, role: str, suite: str, client_certs: bool,
@@ -77,7 +77,7 @@ def recorder(exe: Path, out: Path, peer: str, role: str, suite: str, client_cert
                SHANGMI_TLCP_OUT=str(out), SHANGMI_TLCP_ROLE=role, SHANGMI_TLCP_SUITE=suite,
                SHANGMI_TLCP_PEER_NAME=peer, SHANGMI_TLCP_SEED=hashlib.sha256(b"shangmi tlcp transcript " + out.name.encode()).hexdigest()[:32],
                SHANGMI_TLCP_CLIENT_CERTS="1" if client_certs else "0", **extra)
-    return subprocess.Popen([str(exe), "--ignored", "--exact", "record_transcript", "--nocapture"],
+    return subprocess.Popen([str(exe), "--ignored", "--exact", "tlcp_transcripts::record_transcript", "--nocapture"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

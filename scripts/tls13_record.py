@@ -60,15 +60,15 @@ PEER_MESSAGE = "peer TLS 1.3 transcript: client to server"
 def build() -> Path:
     """Builds the transcript test binary and returns its path."""
     out = subprocess.run(
-        ["cargo", "test", "--release", "-p", "shangmi", "--features", "test-rng", "--test", "tls13_transcripts",
+        ["cargo", "test", "--release", "-p", "shangmi", "--features", "test-rng", "--test", "integration",
          "--no-run", "--message-format=json"],
         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
     for line in out.splitlines():
         msg = json.loads(line)
         if msg.get("reason") == "compiler-artifact" and msg.get("executable") and \
-                msg["target"]["name"] == "tls13_transcripts":
+                msg["target"]["name"] == "integration":
             return Path(msg["executable"])
-    raise SystemExit("tls13_transcripts test binary not found")
+    raise SystemExit("integration test binary not found")
 
 
 def recorder(exe: Path, out: Path, peer: str, role: str, suite: str, client_certs: bool, note: str,
@@ -77,7 +77,7 @@ def recorder(exe: Path, out: Path, peer: str, role: str, suite: str, client_cert
     env = dict(os.environ, SHANGMI_TLS13_OUT=str(out), SHANGMI_TLS13_ROLE=role, SHANGMI_TLS13_SUITE=suite,
                SHANGMI_TLS13_PEER_NAME=peer, SHANGMI_TLS13_SEED=seed, SHANGMI_TLS13_NOTE=note,
                SHANGMI_TLS13_CLIENT_CERTS="1" if client_certs else "0", **extra)
-    return subprocess.Popen([str(exe), "--ignored", "--exact", "record_transcript", "--nocapture"],
+    return subprocess.Popen([str(exe), "--ignored", "--exact", "tls13_transcripts::record_transcript", "--nocapture"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

@@ -2,7 +2,7 @@
 //! tests/vectors/README.md): `.sm2` containers and escrowed encryption keys,
 //! and every refusal.
 
-mod common;
+use crate::common;
 
 use shangmi::cfca;
 use shangmi::encoding::{der, oid};

@@ -5,7 +5,7 @@
 //! issuer), BER framing, and every refusal. Provenance of each file:
 //! tests/vectors/README.md.
 
-mod common;
+use crate::common;
 
 use shangmi::cms::{self, signed_enveloped, Flavor};
 use shangmi::encoding::der::{self, Reader};

@@ -2,7 +2,7 @@
 //! OpenSSL 3 CLI (tests/vectors/sm2_formats, see generate.py there for
 //! provenance). Expected values come from `openssl ec -text` / `asn1parse`.
 
-mod common;
+use crate::common;
 
 use shangmi::encoding::{self, PrivateKeyFormat};
 use shangmi::Error;

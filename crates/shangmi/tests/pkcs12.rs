@@ -3,7 +3,7 @@
 //! BER, our own writer's profiles read back, every refusal, and mutation
 //! fuzzing (no panic).
 
-mod common;
+use crate::common;
 
 use shangmi::encoding::der::Reader;
 use shangmi::encoding::{der, oid};

@@ -2,7 +2,7 @@
 //! our output read back and compared byte for byte with OpenSSL's, BER and
 //! GM/T 0010 content types, refusals.
 
-mod common;
+use crate::common;
 
 use shangmi::encoding::{der, oid};
 use shangmi::x509::pkcs7;

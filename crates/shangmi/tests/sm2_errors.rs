@@ -1,6 +1,6 @@
 //! Bad input gives a clear error, never a panic or a wrong answer.
 
-mod common;
+use crate::common;
 
 use common::hex;
 use shangmi::encoding::sm2_modes::{self as modes, SignatureEncoding};

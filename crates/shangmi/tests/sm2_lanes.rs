@@ -5,7 +5,7 @@
 //! thread's chunk), invalid items in random positions. Run also with
 //! `SHANGMI_CPU_DISABLE=avx512ifma` and `=all` (the scalar paths).
 
-mod common;
+use crate::common;
 
 use common::{hex_arr, hexv, on_curve};
 use shangmi::encoding::sm2_modes::{self, CiphertextMode};

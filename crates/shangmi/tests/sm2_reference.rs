@@ -5,7 +5,7 @@
 //! 2. checks the fast constant-time code on random and edge-case inputs for
 //!    the recommended curve (differential tests).
 
-mod common;
+use crate::common;
 
 use common::{hexv, Value};
 use num_bigint::BigUint;

@@ -1,6 +1,6 @@
 //! SM2 recommended-curve examples of tests/vectors/sm2.json, byte for byte.
 
-mod common;
+use crate::common;
 
 use common::{hex_arr, hexv, on_curve, Value};
 use shangmi::sm2::{self, testing, Ciphertext, PrivateKey, PublicKey, Signature};

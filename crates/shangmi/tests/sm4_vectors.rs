@@ -2,7 +2,7 @@
 //! SM4-GCM/CCM files, on every backend this CPU can run (each backend is
 //! selected explicitly, whatever SHANGMI_CPU_DISABLE masks).
 
-mod common;
+use crate::common;
 
 use common::Value;
 use shangmi::sm4::{self, Backend, Ccm, Gcm, Sm4, Xts, XtsStandard};

@@ -5,7 +5,7 @@
 //! cofactor) and on their sums with G2 points, and on the G2 points of the
 //! standard's examples. Run under every CPU mask by CI.
 
-mod common;
+use crate::common;
 
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;

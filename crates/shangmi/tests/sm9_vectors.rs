@@ -2,7 +2,7 @@
 //! each entry keeping its `source`), byte for byte, with the random values
 //! injected through the test-only hooks.
 
-mod common;
+use crate::common;
 
 use shangmi::sm9::testing;
 use shangmi::sm9::*;

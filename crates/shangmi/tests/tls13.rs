@@ -10,7 +10,7 @@
 //! 5869, its `CryptSM2._kg` for the curve multiplications), computed
 //! 2026-12-07.
 
-mod common;
+use crate::common;
 
 use shangmi::encoding::sm2::private_key_from_pem;
 use shangmi::sm2::PrivateKey;

@@ -22,7 +22,7 @@
 //!   the provider (one record in, one record out) or the channel (the
 //!   ClientHello is in the transcript hash): docs/tls.md, "TLS 1.3 interop".
 
-mod common;
+use crate::common;
 
 use shangmi::encoding::sm2::private_key_from_pem;
 use shangmi::tls::tls13::{CipherSuite, ClientConfig, Connection, ServerConfig};

@@ -1,7 +1,7 @@
 //! x509 and cms through the public core API: build, parse, validate, and
 //! mutation fuzzing of every parser (no panic, bounded time).
 
-mod common;
+use crate::common;
 
 use common::hex;
 use shangmi::cms::{self, Flavor, RecipientId, SignRequest};
