@@ -1,6 +1,6 @@
 """Runs every fuzz target for a bounded time and prints executions per target.
 
-    python fuzz/run.py                 # 10 s per target, the CI budget
+    python fuzz/run.py                 # 6 s per target, the CI budget
     python fuzz/run.py --seconds 600   # a longer local run
     python fuzz/run.py --site DIR      # use the coverage-instrumented native build in DIR
 
@@ -47,7 +47,7 @@ def run_one(target: str, seconds: int, env: dict[str, str], artifacts: Path, tim
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=int, default=10, help="per target (default 10)")
+    ap.add_argument("--seconds", type=int, default=6, help="per target (default 6)")
     ap.add_argument("--timeout", type=int, default=5, help="seconds before one input counts as a hang (default 5)")
     ap.add_argument("--site", help="directory holding an instrumented shangmi (put first on PYTHONPATH)")
     ap.add_argument("targets", nargs="*", default=TARGETS)
