@@ -31,6 +31,7 @@ mod tlcp_transcripts;
 mod tls13;
 mod tls13_interop;
 mod tls13_transcripts;
+mod transcript;
 mod x509;
 mod x509_crl_freshness;
 mod zuc;
