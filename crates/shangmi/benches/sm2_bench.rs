@@ -26,6 +26,8 @@ fn main() {
     let sig = key.sign(msg, DEFAULT_UID).unwrap();
     let pt = [0x5au8; 32];
     let ct: Ciphertext = pk.encrypt(&pt).unwrap();
+    // A long message: the KDF and C3 dominate (the KDF's blocks on SM3's lanes).
+    let ct_long: Ciphertext = pk.encrypt(&[0xa5u8; 1 << 16]).unwrap();
     // Enough one-time points for every timed pool-hit sign (filled untimed;
     // only when that operation runs).
     let pool_size = match &only {
@@ -88,6 +90,13 @@ fn main() {
             150,
             Box::new(|| {
                 black_box(key.decrypt(&ct).unwrap());
+            }),
+        ),
+        (
+            "decrypt 64 KiB",
+            4,
+            Box::new(|| {
+                black_box(key.decrypt(&ct_long).unwrap());
             }),
         ),
     ];

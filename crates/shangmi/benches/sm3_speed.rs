@@ -1,5 +1,7 @@
 //! SM3 throughput, one stream and `hash_many` of 16 x 64 KiB (with the
-//! default thread pool and with one thread), alternating after a warm-up;
+//! default thread pool and with one thread), and the KDF's 1 MiB output
+//! (`sm3::kdf`, its blocks on the lanes) against the same blocks finalized
+//! one at a time, alternating after a warm-up;
 //! min and median of the rounds: `cargo bench -p shangmi --bench sm3_speed --
 //! [rounds]`. The backend follows `SHANGMI_CPU_DISABLE`.
 use std::time::Instant;
@@ -18,7 +20,8 @@ fn main() {
         .collect();
     let msgs: Vec<&[u8]> = data.chunks(1 << 16).collect();
     let threads = |n: usize| shangmi::par::set_num_threads(n).expect("thread cap");
-    let cases: [(&str, &dyn Fn()); 3] = [
+    let z = &data[..64];
+    let cases: [(&str, &dyn Fn()); 5] = [
         ("one stream", &|| {
             std::hint::black_box(shangmi::sm3::hash(std::hint::black_box(&data)));
         }),
@@ -29,6 +32,17 @@ fn main() {
         ("hash_many, one thread", &|| {
             threads(1);
             std::hint::black_box(shangmi::sm3::hash_many(std::hint::black_box(&msgs)));
+        }),
+        ("KDF, 1 MiB out", &|| {
+            std::hint::black_box(shangmi::sm3::kdf(std::hint::black_box(z), 1 << 20));
+        }),
+        ("KDF, one block at a time", &|| {
+            let prefix = shangmi::sm3::Sm3::new().chain(std::hint::black_box(z));
+            let mut out = vec![0u8; 1 << 20];
+            for (i, chunk) in out.chunks_mut(32).enumerate() {
+                chunk.copy_from_slice(&prefix.clone().chain(&(i as u32 + 1).to_be_bytes()).finalize());
+            }
+            std::hint::black_box(out);
         }),
     ];
     let mut times = vec![Vec::new(); cases.len()];

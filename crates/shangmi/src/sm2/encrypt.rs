@@ -91,6 +91,12 @@ fn shared_bytes(s: &mut Affine) -> Zeroizing<[u8; 64]> {
 fn kdf_xor(x2y2: &[u8; 64], input: &[u8], encrypting: bool) -> (Vec<u8>, [u8; 32], Choice) {
     let mut out = vec![0u8; input.len()];
     sm3::kdf_into(&[&x2y2[..]], &mut out);
+    xor_c3(x2y2, input, out, encrypting)
+}
+
+/// [`kdf_xor`] after the KDF: `out` holds KDF(x2 ‖ y2), as many bytes as
+/// `input`.
+fn xor_c3(x2y2: &[u8; 64], input: &[u8], mut out: Vec<u8>, encrypting: bool) -> (Vec<u8>, [u8; 32], Choice) {
     let nonzero = !out.iter().fold(0u8, |a, b| a | b).ct_eq(&0);
     out.iter_mut().zip(input).for_each(|(t, b)| *t ^= b);
     let m = if encrypting { input } else { &out[..] };
@@ -224,16 +230,25 @@ impl PrivateKey {
         }
         inv.zeroize();
         pre.zeroize();
+        // The shared points, then every item's KDF at once (their blocks
+        // side by side on SM3's lanes), then each item's C3 check.
+        let x2y2: Vec<Zeroizing<[u8; 64]>> =
+            (0..group.len()).map(|l| shared_bytes(&mut affine_with_inverse(&pts[l], &zi[l]))).collect();
+        let mut keys: Vec<Vec<u8>> =
+            group.iter().zip(&c1s).map(|(ct, c1)| vec![0u8; if c1.is_some() { ct.c2.len() } else { 0 }]).collect();
+        let zs: Vec<[&[u8]; 1]> = x2y2.iter().map(|z| [&z[..]]).collect();
+        let zrefs: Vec<&[&[u8]]> = zs.iter().map(|z| &z[..]).collect();
+        let mut outs: Vec<&mut [u8]> = keys.iter_mut().map(|k| &mut k[..]).collect();
+        sm3::kdf_many_into(&zrefs, &mut outs);
         let out = group
             .iter()
+            .zip(keys)
             .enumerate()
-            .map(|(l, ct)| {
-                let mut s = affine_with_inverse(&pts[l], &zi[l]);
-                let x2y2 = shared_bytes(&mut s);
+            .map(|(l, (ct, key))| {
                 if c1s[l].is_none() {
                     return Err(Error::DecryptionFailed);
                 }
-                let (mut m, u, nonzero) = kdf_xor(&x2y2, &ct.c2, false);
+                let (mut m, u, nonzero) = xor_c3(&x2y2[l], &ct.c2, key, false);
                 let ok = nonzero & u.ct_eq(&ct.c3);
                 if ctime::public_bool(ok) {
                     Ok(m)

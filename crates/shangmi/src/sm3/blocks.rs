@@ -74,8 +74,9 @@ impl<'a> Blocks<'a> {
 }
 
 impl Drop for Blocks<'_> {
-    /// The tail holds message bytes (HMAC inputs may be secret).
+    /// The tail holds message bytes (HMAC inputs may be secret); past
+    /// `tail_len` it is never written.
     fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.tail);
+        zeroize::Zeroize::zeroize(&mut self.tail[..self.tail_len]);
     }
 }

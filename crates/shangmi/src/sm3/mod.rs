@@ -9,12 +9,14 @@ mod ab;
 mod blocks;
 mod compress;
 mod consts;
+mod kdf;
 mod many;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 pub use compress::compress_blocks;
 use compress::Kernel;
+pub use kdf::{check_kdf_len, kdf, kdf_into, kdf_many_into, MAX_KDF_LEN};
 
 /// The one-message compression kernel in use, `<engine>-<register width>`:
 /// "avx512-256" (AVX-512VL message expansion, assembly rounds), "avx2-256"
@@ -339,44 +341,6 @@ pub fn hmac(key: &[u8], data: &[u8]) -> [u8; DIGEST_SIZE] {
     let mut mac = HmacSm3::new(key);
     mac.update(data);
     mac.finalize()
-}
-
-/// Most bytes one KDF call produces (1 GiB): far below the standard's
-/// 32·(2³²−1), and below what an allocation would refuse.
-pub const MAX_KDF_LEN: usize = 1 << 30;
-
-/// `Ok` if `length` is a KDF output length one call may ask for
-/// (at most [`MAX_KDF_LEN`]).
-pub fn check_kdf_len(length: usize) -> crate::Result<()> {
-    if length > MAX_KDF_LEN {
-        return Err(crate::Error::invalid(format!(
-            "SM3 KDF length must be at most {MAX_KDF_LEN} bytes (1 GiB) per call, got {length}"
-        )));
-    }
-    Ok(())
-}
-
-/// The KDF of GB/T 32918.4 §5.4.3: SM3(Z ‖ ct) for ct = 1, 2, ... (32-bit
-/// big-endian), concatenated and cut to `out.len()` bytes.
-pub fn kdf_into(z: &[&[u8]], out: &mut [u8]) {
-    // Z is absorbed once; each block only adds the counter.
-    let mut prefix = Sm3::new();
-    for part in z {
-        prefix.update(part);
-    }
-    for (i, chunk) in out.chunks_mut(DIGEST_SIZE).enumerate() {
-        let counter = (i as u32).wrapping_add(1);
-        let mut block = prefix.clone().chain(&counter.to_be_bytes()).finalize();
-        chunk.copy_from_slice(&block[..chunk.len()]);
-        block.zeroize();
-    }
-}
-
-/// [`kdf_into`] returning a new vector of `length` bytes.
-pub fn kdf(z: &[u8], length: usize) -> Vec<u8> {
-    let mut out = vec![0u8; length];
-    kdf_into(&[z], &mut out);
-    out
 }
 
 #[cfg(test)]
