@@ -3,7 +3,8 @@
 //!
 //! `sm2_ops OP N` runs OP N times after an untimed warm-up (G table, keys),
 //! and prints the time per operation. OP is one of sign, verify,
-//! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, or `none`
+//! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, pool64 (a
+//! `SignaturePool` of 64 nonces, on one pool thread: wall time), or `none`
 //! (setup only, to subtract it from callgrind totals); `prim` (feature
 //! `test-hooks`) times chained field and point primitives:
 //!
@@ -107,6 +108,14 @@ fn main() {
         "keygen" => Box::new(|| {
             black_box(PrivateKey::from_bytes(&d).expect("key"));
         }),
+        // A pool refill of 64 nonces per operation (shangmi's pool thread:
+        // the wall time is the figure; for profiles of the lane k·G).
+        "pool64" => {
+            shangmi::par::set_num_threads(1).expect("threads");
+            Box::new(|| {
+                black_box(shangmi::sm2::SignaturePool::new(64).expect("pool"));
+            })
+        }
         _ => Box::new(|| {}),
     };
     let (t, c) = (Instant::now(), cpu_ns());
