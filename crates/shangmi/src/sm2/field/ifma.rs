@@ -302,7 +302,12 @@ pub(crate) fn lane_limbs(x: &super::Fp) -> [u64; 5] {
 /// then y's: each lane table is this one conversion laid out its way
 /// (`ecmult_gen::ifma`: one window per lane; `sm2::lanes`: one row per
 /// lookup, limb-major).
-pub(crate) fn comb_lane_entries(g: &crate::sm2::ecmult_gen::CombTable, mut put: impl FnMut(usize, usize, &[u64; 10])) {
+/// (The table is named by its `arith` types, SM2's `CombTable`, so that
+/// the field does not import the modules built on it.)
+pub(crate) fn comb_lane_entries(
+    g: &crate::arith::comb::CombTable<crate::arith::curve::Jacobian<super::Fp>>,
+    mut put: impl FnMut(usize, usize, &[u64; 10]),
+) {
     for w in 0..g.windows() {
         for (e, p) in g.row(w).iter().enumerate() {
             let (x, y) = (lane_limbs(&p.x), lane_limbs(&p.y));
