@@ -3,7 +3,8 @@
 //!
 //! `sm2_ops OP N` runs OP N times after an untimed warm-up (G table, keys),
 //! and prints the time per operation. OP is one of sign, verify,
-//! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, or `none`
+//! verify_prepared, encrypt, encrypt_prepared, decrypt, keygen, pool64 (a
+//! `SignaturePool` of 64 nonces), or `none`
 //! (setup only, to subtract it from callgrind totals); `prim` (feature
 //! `test-hooks`) times chained field and point primitives:
 //!
@@ -20,10 +21,13 @@
 //! `sm2_ops batch R` (R rounds, default 5) measures the batch forms on one
 //! thread per item — verify_many, decrypt_many (32-byte plaintexts),
 //! sign_many, a pool refill and a one-shot signature, 64 items each, in
-//! process CPU time (as `openssl speed` reports) — alternating with `openssl speed -seconds 2 ecdsap256` in the same run,
-//! and prints each rate over OpenSSL's P-256 verify rate (min and median
+//! process CPU time (`CLOCK_PROCESS_CPUTIME_ID`, as `openssl speed`
+//! reports; /proc's schedstat figures lag a running thread by up to a
+//! scheduler tick) — alternating with `openssl speed -seconds 2 ecdsap256`
+//! in the same run, and prints each rate over OpenSSL's P-256 verify rate (min and median
 //! over the rounds) and the refill's cost per nonce over a one-shot
 //! signature. `SHANGMI_CPU_DISABLE=avx512ifma` gives the scalar figures.
+mod common;
 use shangmi::sm2::{PrivateKey, Signature, DEFAULT_UID};
 use std::hint::black_box;
 use std::time::Instant;
@@ -107,6 +111,11 @@ fn main() {
         "keygen" => Box::new(|| {
             black_box(PrivateKey::from_bytes(&d).expect("key"));
         }),
+        // A pool refill of 64 nonces per operation (one chunk: on this
+        // thread), for profiles of the lane k·G.
+        "pool64" => Box::new(|| {
+            black_box(shangmi::sm2::SignaturePool::new(64).expect("pool"));
+        }),
         _ => Box::new(|| {}),
     };
     let (t, c) = (Instant::now(), cpu_ns());
@@ -120,10 +129,9 @@ fn main() {
     println!("{op} {n}: {:.4} µs/op cpu, {us:.4} µs/op wall", cpu.unwrap_or(us));
 }
 
-/// This thread's CPU time in ns (Linux /proc/thread-self/schedstat), if available.
+/// This thread's CPU time in ns, where the platform has a CPU clock.
 fn cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+    cfg!(target_os = "linux").then(common::thread_ns)
 }
 
 /// OpenSSL's P-256 ECDSA verify rate (per second) from one `openssl speed`.
@@ -134,28 +142,15 @@ fn openssl_verify_rate() -> Option<f64> {
     line.split_whitespace().last()?.parse().ok()
 }
 
-/// CPU time of every thread of this process in ns (the sum of
-/// /proc/self/task/*/schedstat): the batches run on shangmi's pool thread,
-/// and `openssl speed` also reports CPU time, so wall time (which on the
-/// shared machine counts other processes' turns) is not used.
-fn process_cpu_ns() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
-    tasks
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
 /// CPU seconds per item of `f` over `items` items (20 calls), best of three.
 fn per_item(items: usize, mut f: impl FnMut()) -> f64 {
     (0..3)
         .map(|_| {
-            let c = process_cpu_ns();
+            let c = common::process_ns();
             for _ in 0..20 {
                 f();
             }
-            (process_cpu_ns() - c) as f64 * 1e-9 / (20 * items) as f64
+            (common::process_ns() - c) as f64 * 1e-9 / (20 * items) as f64
         })
         .fold(f64::MAX, f64::min)
 }

@@ -34,9 +34,9 @@
 // Lane and limb arrays are indexed in lockstep; index loops read clearest.
 #![allow(clippy::needless_range_loop)]
 
-use super::super::field::ifma::{add, from_lane, lane_limbs, mul, select, sqr, sub, Fe8};
+use super::super::field::ifma::{add, comb_lane_entries, from_lane, lane_limbs, mul, select, sqr, sub, Fe8};
 use super::super::field::Fp;
-use super::super::point::{Affine, Jacobian};
+use super::super::point::Jacobian;
 use super::{g_table, CombTable};
 use crate::arith::comb::{no_digits, CombGroup};
 use crate::arith::{wipe_digits, with_mul, Limbs};
@@ -79,21 +79,18 @@ fn lane_table(g: &CombTable) -> &'static [Entry] {
     static TABLE: OnceLock<Box<[Entry]>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut t = vec![Entry([[[0; 8]; 5]; 2]); ROUNDS * PER];
-        for r in 0..ROUNDS {
-            for e in 0..PER {
-                for l in 0..8 {
-                    // Lanes past window 35 in the last round hold any valid
-                    // point: their sums are discarded.
-                    let win = if l + 8 * r < LANE_WINDOWS { l + 8 * r } else { 0 };
-                    let p: &Affine = &g.row(win)[e];
-                    let (x, y) = (lane_limbs(&p.x), lane_limbs(&p.y));
-                    for i in 0..5 {
-                        t[r * PER + e].0[0][i][l] = x[i];
-                        t[r * PER + e].0[1][i][l] = y[i];
+        comb_lane_entries(g, |win, e, limbs| {
+            // Window win's slot (round win / 8, lane win % 8); the slots past
+            // window 35 (last round, lanes 4..8) hold window 0's entries, any
+            // valid points: their sums are discarded.
+            for slot in 0..ROUNDS * 8 {
+                if slot == win || (slot >= LANE_WINDOWS && win == 0) {
+                    for i in 0..10 {
+                        t[slot / 8 * PER + e].0[i / 5][i % 5][slot % 8] = limbs[i];
                     }
                 }
             }
-        }
+        });
         t.into_boxed_slice()
     })
 }

@@ -297,6 +297,25 @@ pub(crate) fn lane_limbs(x: &super::Fp) -> [u64; 5] {
     to_radix52(x.double().double().double().double().mont_limbs())
 }
 
+/// Every entry of a comb table (G's, for the lanes' k·G tables) in the
+/// lanes' domain, handed to `put(window, entry, limbs)` as x's five limbs
+/// then y's: each lane table is this one conversion laid out its way
+/// (`ecmult_gen::ifma`: one window per lane; `sm2::lanes`: one row per
+/// lookup, limb-major).
+/// (The table is named by its `arith` types, SM2's `CombTable`, so that
+/// the field does not import the modules built on it.)
+pub(crate) fn comb_lane_entries(
+    g: &crate::arith::comb::CombTable<crate::arith::curve::Jacobian<super::Fp>>,
+    mut put: impl FnMut(usize, usize, &[u64; 10]),
+) {
+    for w in 0..g.windows() {
+        for (e, p) in g.row(w).iter().enumerate() {
+            let (x, y) = (lane_limbs(&p.x), lane_limbs(&p.y));
+            put(w, e, &core::array::from_fn(|i| if i < 5 { x[i] } else { y[i - 5] }));
+        }
+    }
+}
+
 /// From the lanes' domain back to Fp: below p, then divided by 16
 /// (constant time).
 pub(crate) fn from_lane(l: &[u64; 5]) -> super::Fp {

@@ -17,8 +17,8 @@
 //!   affine table P, 3P, …, 31P (built on the lanes from the public P, one
 //!   variable-time inversion per lane group); `ecmult_const`'s proof says
 //!   only the last addition can meet ±P, and it is complete.
-//! - s·G + t·P ([`double_mul8_vartime`]): the comb for s·G (entries
-//!   gathered by index: public scalars), [`mul8`]'s chain for t·P, and one
+//! - s·G + t·P ([`double_mul8_vartime`]): the comb for s·G (the same
+//!   lookups as k·G), [`mul8`]'s chain for t·P, and one
 //!   full addition whose exceptional lanes (s·G = ±t·P) are reported for
 //!   the caller to redo one at a time.
 //!
@@ -26,8 +26,9 @@
 //! the argument is by construction and the object-code check of
 //! `scripts/ctime.sh`): the scalars enter the lane code only as digit
 //! vectors; every table lookup reads every entry of its row or table at
-//! public addresses and keeps the wanted one with and/or masks computed
-//! from the digits (no mask register, no gather, no index from a digit);
+//! public addresses and keeps the wanted one by register permutes indexed
+//! by the digits (G's comb rows) or with and/or masks computed from the
+//! digits (no mask register, no gather, no address from a digit);
 //! negation and the complete additions' doubling are vector selects; loop
 //! bounds are constants. The scalar glue here recodes with the constant-
 //! time recodings of `arith` and wipes digits and spilled limbs.
@@ -36,7 +37,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::ecmult_gen::g_table;
-use super::field::ifma::{add, half, is_zero, lane_limbs, mul, neg, pack, select, sqr, sub, unpack, Fe8};
+use super::field::ifma::{
+    add, comb_lane_entries, half, is_zero, lane_limbs, mul, neg, pack, select, sqr, sub, unpack, Fe8,
+};
 use super::field::{Fp, Sm2N};
 use super::point::{Affine, Jacobian};
 use crate::arith::comb::no_digits;
@@ -161,40 +164,40 @@ fn eq_mask(v: __m512i, e: u64) -> __m512i {
     _mm512_srai_epi64::<63>(_mm512_sub_epi64(d, _mm512_set1_epi64(1)))
 }
 
-/// Per lane, the digit's entry of one comb row (every lane the same row,
-/// each its own index): every entry broadcast and and/or-merged, so the
-/// addresses read are the row's, whatever the digits. `neg` negates.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn lookup_row(row: &[[u64; 10]], idx: __m512i, negm: __m512i) -> A8 {
-    let mut acc = [_mm512_setzero_si512(); 10];
-    for (e, entry) in row.iter().enumerate() {
-        let m = eq_mask(idx, e as u64);
-        for i in 0..10 {
-            // acc | (entry & m)
-            acc[i] = _mm512_ternarylogic_epi64::<0xF8>(acc[i], _mm512_set1_epi64(entry[i] as i64), m);
-        }
-    }
-    let x = Fe8([acc[0], acc[1], acc[2], acc[3], acc[4]]);
-    let y = Fe8([acc[5], acc[6], acc[7], acc[8], acc[9]]);
-    A8 { x, y: select(&y, &neg(&y), negm) }
-}
+/// One row of G's comb laid out for [`lookup_row`]: per limb (x's five,
+/// then y's), the row's 64 entries' values contiguous, eight registers of
+/// eight entries (5,120 bytes).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Row([[u64; G_PER]; 10]);
 
-/// [`lookup_row`] for public digits: each lane's entry gathered by index.
+/// Per lane, the digit's entry of one comb row (every lane the same row,
+/// each its own index `idx` < 64), the whole row read: for each limb the
+/// row's eight registers are loaded at the row's fixed addresses, one
+/// `vpermi2q` per register pair picks each lane's value among that pair's
+/// 16 entries (index bits 0–3, the index in a register), and two rounds of
+/// and/or selects on masks from index bits 4 and 5 keep the right pair's
+/// pick. No address, branch or mask register follows the digits. `negm`
+/// negates.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn lookup_row_vartime(row: &[[u64; 10]], idx: __m512i, negm: __m512i) -> A8 {
-    // Word offset of each lane's entry: idx·10, idx kept below the row's
-    // 64 entries (the recoding's digits are, and a mask costs nothing).
-    debug_assert_eq!(row.len(), G_PER);
-    let idx = _mm512_and_si512(idx, _mm512_set1_epi64(G_PER as i64 - 1));
-    let base = _mm512_add_epi64(_mm512_slli_epi64::<3>(idx), _mm512_slli_epi64::<1>(idx));
-    let ptr = row.as_ptr().cast::<i64>();
-    // SAFETY: every offset idx·10 + i (i < 10, idx < 64 = row.len()) is
-    // inside `row`.
-    let g = |i: i64| unsafe { _mm512_i64gather_epi64::<8>(_mm512_add_epi64(base, _mm512_set1_epi64(i)), ptr) };
-    let x = Fe8([g(0), g(1), g(2), g(3), g(4)]);
-    let y = Fe8([g(5), g(6), g(7), g(8), g(9)]);
+fn lookup_row(row: &Row, idx: __m512i, negm: __m512i) -> A8 {
+    // All ones in the lanes whose index has bit 4 (bit 5) set.
+    let m4 = _mm512_srai_epi64::<63>(_mm512_slli_epi64::<59>(idx));
+    let m5 = _mm512_srai_epi64::<63>(_mm512_slli_epi64::<58>(idx));
+    let limb = |i: usize| {
+        let v = &row.0[i];
+        // SAFETY: 64 readable bytes inside the row, 64-byte aligned (the
+        // row is, and each register is 64 bytes from the last).
+        let r = |j: usize| unsafe { _mm512_load_si512(v[8 * j..8 * j + 8].as_ptr().cast()) };
+        let pick = |j: usize| _mm512_permutex2var_epi64(r(2 * j), idx, r(2 * j + 1));
+        // Truth table of (a, b, mask) ↦ mask ? b : a, as `select`.
+        let low = _mm512_ternarylogic_epi64::<0xD8>(pick(0), pick(1), m4);
+        let high = _mm512_ternarylogic_epi64::<0xD8>(pick(2), pick(3), m4);
+        _mm512_ternarylogic_epi64::<0xD8>(low, high, m5)
+    };
+    let x = Fe8(core::array::from_fn(limb));
+    let y = Fe8(core::array::from_fn(|i| limb(i + 5)));
     A8 { x, y: select(&y, &neg(&y), negm) }
 }
 
@@ -249,26 +252,15 @@ fn odd_table8(p: &A8) -> [A8; ODD] {
 }
 
 /// Σ over G's comb rows of each lane's entries (`idx`, `neg`: per row, per
-/// lane), the last addition complete. `GATHER`: public digits (entries
-/// loaded by index), else every entry of every row is read (a constant, so
-/// the constant-time instance holds no gather at all).
+/// lane), the last addition complete.
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
-fn comb8<const GATHER: bool>(
-    rows: &[[u64; 10]],
-    idx: &[[u64; LANES]; G_WINDOWS],
-    negs: &[[u64; LANES]; G_WINDOWS],
-) -> P8 {
+fn comb8(rows: &[Row], idx: &[[u64; LANES]; G_WINDOWS], negs: &[[u64; LANES]; G_WINDOWS]) -> P8 {
     let get = |w: usize| {
-        let row = &rows[w * G_PER..(w + 1) * G_PER];
         // SAFETY: 64 readable bytes each.
         let (i, n) =
             unsafe { (_mm512_loadu_si512(idx[w].as_ptr().cast()), _mm512_loadu_si512(negs[w].as_ptr().cast())) };
-        if GATHER {
-            lookup_row_vartime(row, i, n)
-        } else {
-            lookup_row(row, i, n)
-        }
+        lookup_row(&rows[w], i, n)
     };
     let first = get(0);
     let mut acc = P8 { x: first.x, y: first.y, z: one() };
@@ -302,22 +294,19 @@ fn varbase8(t: &[A8; ODD], idx: &[[u64; LANES]; WINDOWS], negs: &[[u64; LANES]; 
     add_mixed8_complete(&acc, &get(0))
 }
 
-/// The lanes' radix-2^52 form of G's comb (37 × 64 entries of x‖y limbs,
-/// 189,440 bytes), built on first use from `ecmult_gen::g_table`.
-fn g_rows() -> &'static [[u64; 10]] {
-    static ROWS: OnceLock<Box<[[u64; 10]]>> = OnceLock::new();
+/// The lanes' radix-2^52 form of G's comb, 37 [`Row`]s (189,440 bytes),
+/// built on first use from `ecmult_gen::g_table`.
+fn g_rows() -> &'static [Row] {
+    static ROWS: OnceLock<Box<[Row]>> = OnceLock::new();
     ROWS.get_or_init(|| {
         let g = g_table();
-        assert_eq!(g.windows(), G_WINDOWS);
-        let mut rows = Vec::with_capacity(G_WINDOWS * G_PER);
-        for w in 0..G_WINDOWS {
-            let row: &[Affine] = g.row(w);
-            assert_eq!(row.len(), G_PER);
-            for p in row {
-                let (x, y) = (lane_limbs(&p.x), lane_limbs(&p.y));
-                rows.push(core::array::from_fn(|i| if i < 5 { x[i] } else { y[i - 5] }));
+        assert!(g.windows() == G_WINDOWS && g.row(0).len() == G_PER);
+        let mut rows = vec![Row([[0; G_PER]; 10]); G_WINDOWS];
+        comb_lane_entries(g, |w, e, limbs| {
+            for i in 0..10 {
+                rows[w].0[i][e] = limbs[i];
             }
-        }
+        });
         rows.into_boxed_slice()
     })
 }
@@ -369,7 +358,7 @@ fn fixed_digits(ks: &[Limbs; LANES], idx: &mut [[u64; LANES]; WINDOWS], negs: &m
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline(never)]
 fn mul_g8_lanes(idx: &[[u64; LANES]; G_WINDOWS], negs: &[[u64; LANES]; G_WINDOWS]) -> [Jacobian; LANES] {
-    points(&comb8::<false>(g_rows(), idx, negs))
+    points(&comb8(g_rows(), idx, negs))
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
@@ -391,7 +380,7 @@ fn double_mul8_lanes_vartime(
     tidx: &[[u64; LANES]; WINDOWS],
     tnegs: &[[u64; LANES]; WINDOWS],
 ) -> ([Jacobian; LANES], [bool; LANES]) {
-    let sg = comb8::<true>(g_rows(), sidx, snegs);
+    let sg = comb8(g_rows(), sidx, snegs);
     let tp = varbase8(&odd_table8(&lanes_of(ps)), tidx, tnegs);
     let (sum, h) = add8(&sg, &tp);
     let mut bad = [0u64; LANES];
