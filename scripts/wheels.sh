@@ -2,11 +2,15 @@
 # The wheels CI does not build: manylinux2014 aarch64 and musllinux_1_2
 # x86-64 and aarch64, all abi3, cross-built with maturin's zig linker (as
 # .ci/run builds the x86-64 manylinux2014 wheel) and checked with
-# `auditwheel show`; the aarch64 glibc wheel installed into an arm64 Debian
-# userland (debootstrap, run under qemu-user-static through binfmt_misc) and
-# the Python vector tests run there; and `cargo check` of the core and the
-# binding for Windows (GNU) and both macOS targets, which cannot be built or
-# run here, so the code stays portable to them.
+# `auditwheel show` (the musl wheels after their C library's soname is
+# renamed to the one auditwheel expects, see musl_soname); the aarch64 glibc
+# wheel installed into an arm64 Debian userland (debootstrap, run under
+# qemu-user-static through binfmt_misc) and the Python vector tests run
+# there; the x86-64 musl wheel imported and its vector tests run by a musl
+# CPython built here from Debian's source (scripts/musl_python.sh); and
+# `cargo check` of the core and the binding for Windows (GNU) and both macOS
+# targets, which cannot be built or run here, so the code stays portable to
+# them.
 #
 # Not run by CI (the emulated tests alone take far longer than its budget).
 # Idempotent: a second run reuses the toolchains, the userland and cargo's
@@ -17,21 +21,24 @@
 # Needs (installed when missing):
 #   Debian: debootstrap, qemu-user-static (binfmt_misc must be mountable to
 #           run the userland; the script registers qemu-aarch64 only if it is
-#           not registered, and unregisters it on exit);
-#   PyPI (into .venv of this checkout): maturin, ziglang, auditwheel, and
-#           pytest, hypothesis, cryptography and gmssl for the userland
-#           (fetched by pip as arm64 wheels into the userland's tree);
+#           not registered, and unregisters it on exit), patchelf, and for
+#           musl-run musl-tools, gcc, make and the python3 source package;
+#   PyPI (into .venv of this checkout): maturin, ziglang, auditwheel, wheel,
+#           and pytest, hypothesis, cryptography and gmssl for the userland
+#           (fetched by pip as arm64 wheels into the userland's tree), pytest
+#           and hypothesis for musl-run;
 #   rustup: the standard libraries of the targets below.
 # Output: target/wheels/dist/*.whl. Set WHEELS_STEPS to a space-separated
-# subset of "gnu-aarch64 musl-x86_64 userland musl-aarch64 check" to run
-# only those steps.
+# subset of "gnu-aarch64 musl-x86_64 musl-run userland musl-aarch64 check"
+# to run only those steps; MUSL_PYTHON_DIR (default target/wheels/musl-python)
+# is where musl-run builds its interpreter.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 export CARGO_TARGET_DIR="$root/target/wheels"
 dist=$CARGO_TARGET_DIR/dist
 userland=$CARGO_TARGET_DIR/arm64-root
-steps=${WHEELS_STEPS:-gnu-aarch64 musl-x86_64 userland musl-aarch64 check}
+steps=${WHEELS_STEPS:-gnu-aarch64 musl-x86_64 musl-run userland musl-aarch64 check}
 failed=0
 mkdir -p "$dist" "$CARGO_TARGET_DIR/bin"
 
@@ -43,13 +50,14 @@ want() { [[ " $steps " == *" $1 "* ]]; }
 apt_missing=()
 command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || apt_missing+=(debootstrap)
 [ -x /usr/bin/qemu-aarch64-static ] || apt_missing+=(qemu-user-static)
+command -v patchelf >/dev/null || apt_missing+=(patchelf)
 if [ ${#apt_missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq && apt-get install -y -qq "${apt_missing[@]}" >/dev/null \
     || say "tools: could not install ${apt_missing[*]} from Debian"
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/pip install -q 'maturin>=1.7,<2' ziglang auditwheel || { say "tools: FAILED (pip)"; exit 1; }
+.venv/bin/pip install -q 'maturin>=1.7,<2' ziglang auditwheel wheel || { say "tools: FAILED (pip)"; exit 1; }
 # maturin runs `zig`; ziglang ships it as a module of the Python that installed it.
 printf '#!/bin/sh\nexec %s -m ziglang "$@"\n' "$root/.venv/bin/python" >"$CARGO_TARGET_DIR/bin/zig"
 chmod +x "$CARGO_TARGET_DIR/bin/zig"
@@ -59,6 +67,35 @@ say "tools: $(maturin --version), zig $(zig version), $(auditwheel --version 2>&
 # target TRIPLE: 0 if rustup has (or can install) the target's standard library.
 target() {
   rustup target list --installed | grep -qx "$1" || timeout 300 rustup target add "$1" >/dev/null 2>&1
+}
+
+# musl_soname WHEEL ARCH: rename the C library the wheel's extension needs
+# from `libc.so` to `libc.musl-ARCH.so.1`, in place. zig links musl by its
+# upstream soname, `libc.so`; auditwheel's musllinux policy allows only
+# Alpine's name, `libc.musl-ARCH.so.1`, the one every extension built on
+# Alpine (or in the musllinux build images) records. musl's loader maps any
+# needed `libc.*` to itself, so the rename changes nothing at run time (the
+# musl-run step imports the renamed wheel). `wheel pack` writes RECORD's
+# hashes and sizes anew.
+musl_soname() {
+  local whl=$1 arch=$2 tmp so renamed=0
+  tmp=$(mktemp -d)
+  if ! python -m wheel unpack -d "$tmp" "$whl" >/dev/null; then rm -rf "$tmp"; return 1; fi
+  while IFS= read -r so; do
+    patchelf --print-needed "$so" | grep -qx libc.so || continue
+    patchelf --replace-needed libc.so "libc.musl-$arch.so.1" "$so" || { rm -rf "$tmp"; return 1; }
+    say "  $(basename "$so"): needed libc.so renamed to $(patchelf --print-needed "$so" | paste -sd' ')"
+    renamed=1
+  done < <(find "$tmp" -name '*.so')
+  if [ "$renamed" = 1 ]; then
+    mkdir "$tmp/out"
+    # The re-packed wheel must keep its name (the tags come from WHEEL).
+    if ! python -m wheel pack -d "$tmp/out" "$tmp"/shangmi-* >/dev/null \
+        || ! mv "$tmp/out/$(basename "$whl")" "$whl"; then
+      rm -rf "$tmp"; return 1
+    fi
+  fi
+  rm -rf "$tmp"
 }
 
 # wheel LABEL TRIPLE POLICY TAG: build one stripped abi3 wheel, audit it,
@@ -87,28 +124,16 @@ z = zipfile.ZipFile(sys.argv[1])
 so = [n for n in z.namelist() if n.endswith(".so")][0]
 print({0xB7: "aarch64", 0x3E: "x86_64"}.get(int.from_bytes(z.read(so)[18:20], "little"), "other"))' "$built")
   if [ "$machine" != "${triple%%-*}" ]; then fail "$label: FAILED (the wheel's extension is $machine code)"; return; fi
-  local verdict ldpaths=()
-  # auditwheel resolves the musl wheel's `libc.so` on the library path; the
-  # host's is glibc's linker script (auditwheel crashes on it), so point it
-  # at Debian's musl for the wheel's architecture (unpacked, not installed).
-  if [ "$policy" = musllinux_1_2 ]; then
-    local arch=${triple%%-*} deb_arch musl_dir
-    [ "$arch" = x86_64 ] && deb_arch=amd64 || deb_arch=arm64
-    musl_dir=$CARGO_TARGET_DIR/musl-$deb_arch
-    if [ ! -e "$musl_dir/lib/$arch-linux-musl/libc.so" ]; then
-      local v
-      v=$(apt-cache show musl 2>/dev/null | awk '/^Version:/{print $2; exit}')
-      mkdir -p "$musl_dir"
-      curl -fsSL -o "$musl_dir.deb" "http://deb.debian.org/debian/pool/main/m/musl/musl_${v}_$deb_arch.deb" \
-        && dpkg-deb -x "$musl_dir.deb" "$musl_dir"
-    fi
-    ldpaths=(--ldpaths "$musl_dir/lib/$arch-linux-musl")
+  if [ "$policy" = musllinux_1_2 ] && ! musl_soname "$built" "${triple%%-*}"; then
+    fail "$label: FAILED (renaming the C library's soname in $(basename "$built"))"; return
   fi
-  verdict=$(auditwheel show "${ldpaths[@]}" "$built" 2>&1)
+  local verdict flat
+  verdict=$(auditwheel show "$built" 2>&1)
   echo "$verdict" | grep -v -E '^\s*$|^WARNING' | sed 's/^/  /'
-  if ! echo "$verdict" | grep -q "consistent with the following platform tag: \"$policy"; then
-    # zig links musl by its upstream soname, `libc.so` (musl's loader maps
-    # that name to itself); auditwheel wants Alpine's libc.musl-ARCH.so.1.
+  # auditwheel wraps its sentences at a width that depends on the name.
+  flat=$(echo "$verdict" | tr '\n' ' ' | tr -s ' ')
+  if ! echo "$flat" | grep -q "consistent with the following platform tag: \"$policy" \
+      || ! echo "$flat" | grep -q "requires no external shared libraries"; then
     local objection
     objection=$(echo "$verdict" | sed -n '/will need to be eliminated/,$p' | tail -n +2 | grep -v '^\s*$' | tr '\n' ' ')
     fail "$label: FAILED ($(basename "$built") $(du -k "$built" | cut -f1) KiB: auditwheel does not find it $policy; it objects to: ${objection:-?})"
@@ -125,12 +150,67 @@ if want gnu-aarch64; then
 fi
 
 # --- 2. musllinux_1_2 x86-64 -----------------------------------------------
-# No musl Python is packaged by Debian, so the musl wheels are audited, not run.
 if want musl-x86_64; then
   wheel musl-x86_64 x86_64-unknown-linux-musl musllinux_1_2 musllinux_1_2_x86_64
 fi
 
-# --- 3. the aarch64 glibc wheel in an arm64 Debian userland ----------------
+# --- 3. the x86-64 musl wheel run by a musl CPython --------------------------
+# Debian packages musl but no Python linked against it, so
+# scripts/musl_python.sh builds one (CPython from Debian's python3 source,
+# compiled with musl-gcc, without zlib, ssl or ctypes). The wheel and the
+# pure-Python test tools are unpacked by the host's pip into a directory on
+# PYTHONPATH (the musl interpreter has no zlib to read wheels with), and the
+# vector suites run with nothing from the host's Python on the path.
+musl_run() {
+  local start=$SECONDS whl py err pydir=${MUSL_PYTHON_DIR:-$CARGO_TARGET_DIR/musl-python}
+  whl=$(ls "$dist"/shangmi-*-abi3-*musllinux_1_2_x86_64*.whl 2>/dev/null | head -1)
+  if [ -z "$whl" ]; then say "musl-run: SKIPPED (no musllinux x86-64 wheel; the musl-x86_64 step builds it)"; return; fi
+  err=$CARGO_TARGET_DIR/musl-python.err
+  if ! py=$(nice -n 10 bash scripts/musl_python.sh "$pydir" 2>"$err") || [ -z "$py" ]; then
+    say "musl-run: SKIPPED (no musl CPython could be built: $(tail -1 "$err"))"; return
+  fi
+  local site=$CARGO_TARGET_DIR/musl-site work=$CARGO_TARGET_DIR/musl-tests
+  rm -rf "$site" "$work"
+  mkdir -p "$work"
+  if ! .venv/bin/pip install -q --target "$site" --platform musllinux_1_2_x86_64 --python-version 3.11 \
+      --implementation cp --only-binary=:all: "$whl" pytest hypothesis; then
+    fail "musl-run: FAILED (pip install for the musl interpreter)"; return
+  fi
+  cp -r tests "$work/"
+  # The vector, Wycheproof and differential suites (those of the userland
+  # step without the interop files; the peer comparisons inside them skip).
+  # Left out: two tests that need pyca/cryptography (its musllinux wheel
+  # crashes while loading in this interpreter, 2026-12-07) and the libgcrypt
+  # bench loader's test, which needs ctypes (the interpreter has no libffi).
+  local files=() f
+  for f in tests/test_sm[2349]*.py tests/test_zuc*.py tests/test_cpu.py; do
+    [[ $f == *cli* ]] || files+=("$f")
+  done
+  local deselect=(
+    --deselect tests/test_sm2.py::test_standard_signature_verifies
+    --deselect tests/test_sm2.py::test_encrypted_key_is_pbkdf2_sm3_sm4_cbc
+    --deselect tests/test_sm4.py::test_gmssl_bench_loader_skips_what_it_cannot_load
+  )
+  local log=$CARGO_TARGET_DIR/musl-run.log
+  (cd "$work" && env -i PATH=/usr/bin:/bin PYTHONPATH="$site" HOME="$work" "$py" -c '
+import sys, sysconfig, shangmi, shangmi._native as n
+print("shangmi", shangmi.__version__, "on", sys.version.split()[0], sysconfig.get_config_var("MULTIARCH"), n.__file__.rsplit("/", 1)[-1])
+print("backends", shangmi.cpu_features()["backends"])' \
+    && env -i PATH=/usr/bin:/bin PYTHONPATH="$site" HOME="$work" "$py" -m pytest -q -p no:cacheprovider --rootdir . "${deselect[@]}" "${files[@]}") \
+    >"$log" 2>&1
+  local rc=$?
+  grep -E "^(shangmi|backends) " "$log" | sed 's/^/  /'
+  local summary
+  summary=$(tail -1 "$log")
+  if [ $rc -ne 0 ]; then
+    tail -40 "$log"; fail "musl-run: FAILED ($summary, log $log)"; return
+  fi
+  summary="$summary ($((${#deselect[@]} / 2)) deselected: no pyca/cryptography, no ctypes)"
+  say "musl-run: $(basename "$whl") with $("$py" -c 'import sys; print(sys.version.split()[0])') built against musl: $summary, $((SECONDS - start)) s"
+}
+want musl-run && musl_run
+
+# --- 4. the aarch64 glibc wheel in an arm64 Debian userland ----------------
 registered_here=0
 mounted=()
 cleanup() {
@@ -198,12 +278,13 @@ userland() {
   # The vector suites (the ones .ci/run repeats under each CPU mask, without
   # the CLI tests) and the interop ones: pyca/cryptography and gmssl from
   # their arm64 wheels, Debian's arm64 openssl from the userland.
-  local files
-  files=$(cd tests && ls test_sm[2349]*.py test_zuc*.py test_cpu.py test_*interop*.py test_compat_gmssl.py \
-    | grep -v cli | sort -u | sed 's|^|tests/|')
+  local files=() f
+  for f in tests/test_sm[2349]*.py tests/test_zuc*.py tests/test_cpu.py tests/test_*interop*.py tests/test_compat_gmssl.py; do
+    [[ $f == *cli* || " ${files[*]} " == *" $f "* ]] || files+=("$f")
+  done
   local log=$CARGO_TARGET_DIR/userland.log
   chroot "$userland" /usr/bin/env -i PATH=/usr/bin:/bin PYTHONPATH=/opt/site HOME=/tmp \
-    /bin/sh -c "cd /opt/shangmi && python3 -c 'import shangmi; print(\"shangmi\", shangmi.__version__, shangmi.cpu_features())' && python3 -m pytest -q -p no:cacheprovider $(echo $files)" \
+    /bin/sh -c "cd /opt/shangmi && python3 -c 'import shangmi; print(\"shangmi\", shangmi.__version__, shangmi.cpu_features())' && python3 -m pytest -q -p no:cacheprovider ${files[*]}" \
     >"$log" 2>&1
   local rc=$?
   grep -E "^shangmi " "$log" | sed 's/^/  /'
@@ -216,12 +297,12 @@ userland() {
 }
 want userland && userland
 
-# --- 4. musllinux_1_2 aarch64 ----------------------------------------------
+# --- 5. musllinux_1_2 aarch64 ----------------------------------------------
 if want musl-aarch64; then
   wheel musl-aarch64 aarch64-unknown-linux-musl musllinux_1_2 musllinux_1_2_aarch64
 fi
 
-# --- 5. cargo check where nothing can be linked or run ---------------------
+# --- 6. cargo check where nothing can be linked or run ---------------------
 if want check; then
   for triple in x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin; do
     start=$SECONDS
