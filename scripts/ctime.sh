@@ -19,12 +19,13 @@
 # decryption, signing and pool refills. Its constant-time argument is by
 # construction: a secret scalar reaches the lanes only as digit vectors;
 # every lookup reads every entry of its table at addresses fixed by the
-# loop counter and keeps one with and/or masks computed from the digits
-# (vector masks, not k-masks); negations and the complete additions'
-# doublings are vector selects; loop bounds are constants. What the object
-# code can show is checked here, in every function of that code whose name
-# lacks `_vartime` (the variable-time verification kernel gathers by public
-# index): no k-masked memory operand and no gather or scatter (the two ways
+# loop counter and picks each lane's entry in registers, with and/or masks
+# computed from the digits or register permutes indexed by them (vector
+# masks and permute indices, not k-masks); negations and the complete
+# additions' doublings are vector selects; loop bounds are constants. What
+# the object code can show is checked here, in every function of that code
+# whose name lacks `_vartime` (those take public indices only): no
+# k-masked memory operand and no gather or scatter (the two ways
 # an AVX-512 instruction's addresses or touched lines can follow a lane's
 # data), and the two constant-time kernels must be present.
 set -euo pipefail

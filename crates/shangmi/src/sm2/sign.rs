@@ -206,14 +206,16 @@ const SIGN_BATCH: usize = 64;
 /// Signs every message with `key` (in parallel, chunks of messages sharing
 /// one field inversion).
 pub fn sign_many(key: &PrivateKey, msgs: &[&[u8]], uid: &[u8]) -> Result<Vec<Signature>> {
-    let chunks: Result<Vec<Vec<Signature>>> = crate::par::install(|| {
-        msgs.par_chunks(SIGN_BATCH)
-            .map(|chunk| {
-                let es: Result<Vec<[u8; 32]>> = chunk.iter().map(|m| key.digest(m, uid)).collect();
-                key.sign_digests(&es?)
-            })
-            .collect()
-    });
+    let chunk = |chunk: &[&[u8]]| {
+        let es: Result<Vec<[u8; 32]>> = chunk.iter().map(|m| key.digest(m, uid)).collect();
+        key.sign_digests(&es?)
+    };
+    // One chunk runs on the calling thread (as a pool refill's): a hand-off
+    // to the pool's thread would only add a wake-up and a wait.
+    if msgs.len() <= SIGN_BATCH {
+        return chunk(msgs);
+    }
+    let chunks: Result<Vec<Vec<Signature>>> = crate::par::install(|| msgs.par_chunks(SIGN_BATCH).map(chunk).collect());
     Ok(chunks?.into_iter().flatten().collect())
 }
 
