@@ -213,6 +213,154 @@ fn mul_by_line_impl(f: &Fp12x, l0: &Fp2, l1: &Fp2, l2: &Fp2) -> Fp12x {
     convolve(f, &terms)
 }
 
+/// Granger–Scott's output slot r (c0', c1', c2') takes the Fp4 square of
+/// c_SIGMA[r] (c0², v·c2², c1²; see [`cyclotomic_square_impl`]).
+const SIGMA: [usize; 3] = [0, 2, 1];
+
+/// For output half h (lanes 8h..8h + 8) and term i of the cyclotomic
+/// square: the first of the two S vectors its operand reads and each
+/// lane's index into them (lanes past e_11 read index 0).
+const fn cyc_src(h: usize, i: usize) -> (usize, [i64; 8]) {
+    let mut min = usize::MAX;
+    let mut l = 0;
+    while l < 8 {
+        let k = 8 * h + l;
+        if k < 12 && 12 + k - SIGMA[k % 3] - 3 * i < min {
+            min = 12 + k - SIGMA[k % 3] - 3 * i;
+        }
+        l += 1;
+    }
+    let q = min / 8;
+    let mut idx = [0i64; 8];
+    l = 0;
+    while l < 8 {
+        let k = 8 * h + l;
+        if k < 12 {
+            idx[l] = (12 + k - SIGMA[k % 3] - 3 * i - 8 * q) as i64;
+        }
+        l += 1;
+    }
+    (q, idx)
+}
+
+/// Each lane's coefficient of the other operand of term i: e_(σ + 3i)
+/// (σ = SIGMA[k mod 3]), as an index into lo ‖ hi.
+const fn cyc_b(h: usize, i: usize) -> [i64; 8] {
+    let mut idx = [0i64; 8];
+    let mut l = 0;
+    while l < 8 {
+        let k = 8 * h + l;
+        if k < 12 {
+            idx[l] = (SIGMA[k % 3] + 3 * i) as i64;
+        }
+        l += 1;
+    }
+    idx
+}
+
+const CYC_SRC: [[(usize, [i64; 8]); 4]; 2] = [
+    [cyc_src(0, 0), cyc_src(0, 1), cyc_src(0, 2), cyc_src(0, 3)],
+    [cyc_src(1, 0), cyc_src(1, 1), cyc_src(1, 2), cyc_src(1, 3)],
+];
+const CYC_B: [[[i64; 8]; 4]; 2] =
+    [[cyc_b(0, 0), cyc_b(0, 1), cyc_b(0, 2), cyc_b(0, 3)], [cyc_b(1, 0), cyc_b(1, 1), cyc_b(1, 2), cyc_b(1, 3)]];
+
+/// The lane form of 2 (2·2^260 mod p, canonical) and of −2.
+const TWO: [u64; 5] = {
+    let m = fp_small(32);
+    let l = m.mont_limbs();
+    radix52([l[0], l[1], l[2], l[3], 0])
+};
+const MINUS_TWO: [u64; 5] = {
+    // p − 2·2^260 mod p limb by limb, borrows carried (no limb of TWO
+    // exceeds p's top, and the result is in (0, p)).
+    let mut r = [0u64; 5];
+    let mut borrow = 0u64;
+    let mut i = 0;
+    while i < 5 {
+        let d = (P52[i] as i64) - (TWO[i] as i64) - (borrow as i64);
+        if d < 0 {
+            r[i] = (d + (1i64 << 52)) as u64;
+            borrow = 1;
+        } else {
+            r[i] = d as u64;
+            borrow = 0;
+        }
+        i += 1;
+    }
+    r
+};
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load_idx(v: &[i64; 8]) -> __m512i {
+    // SAFETY: 64 readable bytes (a constant table); unaligned load.
+    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+}
+
+/// Granger–Scott's cyclotomic square (as [`Fp12::cyclotomic_square`]) in
+/// one pass: with z = w³ each c_r = Σ_m e_(r+3m)·z^m lies in
+/// Fp4 = Fp[z]/(z⁴ + 2), so c_r² is a four-term twisted convolution whose
+/// operands are S at lane offsets −3i and e_(r+3i); routing c2² into slot
+/// 1 shifted by one z-step (·v, the twist wrapping into S's −2 half)
+/// and c1² into slot 2 puts every output lane's Fp4 square in place. The
+/// other operand enters tripled (3c² with no extra pass) and −2c̄ = ∓2e_k
+/// (+2 in slot 1) is one more product of e by a constant ±2 per lane
+/// (even lanes −2, odd +2): 4·3p² + p² = 13p² < p·R, one reduction.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn cyclotomic_square_impl(a: &Fp12x) -> Fp12x {
+    let s = sources(a);
+    let k = Fp8(core::array::from_fn(|i| {
+        let (m, t) = (MINUS_TWO[i] as i64, TWO[i] as i64);
+        _mm512_set_epi64(t, m, t, m, t, m, t, m)
+    }));
+    let e = [a.lo, a.hi];
+    let mut out = e;
+    for h in 0..2 {
+        let mut t = [_mm512_setzero_si512(); 10];
+        for i in 0..4 {
+            let (q, idx) = &CYC_SRC[h][i];
+            let iv = load_idx(idx);
+            let w = Fp8(core::array::from_fn(|l| _mm512_permutex2var_epi64(s[*q][l], iv, s[*q + 1][l])));
+            let bv = load_idx(&CYC_B[h][i]);
+            let b = Fp8(carry(core::array::from_fn(|l| {
+                let x = _mm512_permutex2var_epi64(a.lo.0[l], bv, a.hi.0[l]);
+                _mm512_add_epi64(_mm512_slli_epi64::<1>(x), x)
+            })));
+            mac(&mut t, &w, &b);
+        }
+        mac(&mut t, &e[h], &k);
+        out[h] = Fp8(canon(reduce(t).0));
+    }
+    Fp12x { lo: out[0], hi: out[1] }
+}
+
+/// w ↦ −w: the odd coefficients negated (p − e, made canonical).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn conj_impl(a: &Fp12x) -> Fp12x {
+    let odd = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
+    let f = |x: &Fp8| {
+        let n = canon(carry(core::array::from_fn(|i| _mm512_sub_epi64(_mm512_set1_epi64(P52[i] as i64), x.0[i]))));
+        Fp8(core::array::from_fn(|i| _mm512_or_si512(_mm512_and_si512(odd, n[i]), _mm512_andnot_si512(odd, x.0[i]))))
+    };
+    Fp12x { lo: f(&a.lo), hi: f(&a.hi) }
+}
+
+/// Coefficient by coefficient: e_k·m_k (the Frobenius maps, whose
+/// multipliers are constants per coefficient).
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn mul_lanewise_impl(a: &Fp12x, m: &Fp12x) -> Fp12x {
+    let f = |x: &Fp8, y: &Fp8| {
+        let mut t = [_mm512_setzero_si512(); 10];
+        mac(&mut t, x, y);
+        Fp8(canon(reduce(t).0))
+    };
+    Fp12x { lo: f(&a.lo, &m.lo), hi: f(&a.hi, &m.hi) }
+}
+
 impl Fp12x {
     /// The lane form of 1.
     pub fn one(t: Ifma) -> Fp12x {
@@ -242,6 +390,29 @@ impl Fp12x {
     #[inline]
     pub fn square(&self, t: Ifma) -> Fp12x {
         self.mul(t, self)
+    }
+
+    /// Granger–Scott's squaring: only for elements of the cyclotomic
+    /// subgroup (after the final exponentiation's easy part), as
+    /// [`Fp12::cyclotomic_square`].
+    #[inline]
+    pub fn cyclotomic_square(&self, _t: Ifma) -> Fp12x {
+        // SAFETY: the token proves AVX-512 F and IFMA.
+        unsafe { cyclotomic_square_impl(self) }
+    }
+
+    /// The conjugate (w ↦ −w; the inverse of a cyclotomic element).
+    #[inline]
+    pub fn conj(&self, _t: Ifma) -> Fp12x {
+        // SAFETY: the token proves AVX-512 F.
+        unsafe { conj_impl(self) }
+    }
+
+    /// Each coefficient e_k times m's e_k (no convolution).
+    #[inline]
+    pub fn mul_lanewise(&self, _t: Ifma, m: &Fp12x) -> Fp12x {
+        // SAFETY: the token proves AVX-512 F and IFMA.
+        unsafe { mul_lanewise_impl(self, m) }
     }
 
     /// self · (l0 + l1·v + l2·w²), the Miller loop's sparse line product
@@ -335,5 +506,47 @@ mod tests {
             assert!(eq(&ln.to_fp12(t), &want_sq.mul_by_line(&l0, &l1, &l2).mul(&a)), "line {round}");
         }
         assert!(eq(&Fp12x::one(t).mul(t, &Fp12x::from_fp12(t, &all_pm1)).to_fp12(t), &all_pm1));
+    }
+
+    /// The cyclotomic square's operand tables stay inside the two vectors
+    /// each permute reads.
+    #[test]
+    fn cyclotomic_tables_in_range() {
+        for h in 0..2 {
+            for i in 0..4 {
+                let (q, idx) = CYC_SRC[h][i];
+                assert!(q + 1 < 4 && idx.iter().all(|&x| (0..16).contains(&x)), "half {h} term {i}");
+                assert!(CYC_B[h][i].iter().all(|&x| (0..12).contains(&x)));
+            }
+        }
+        let two = fp_small(2);
+        // TWO and MINUS_TWO are 2 and −2 in the lanes' form (x·2^260).
+        let back = |c: &[u64; 5]| {
+            let v = Fp::from_mont_limbs(from_radix52(c));
+            // v = x·2^260·2^−256 = 16x in the scalar tower.
+            v.mul(&fp_small(16).invert())
+        };
+        assert!(bool::from(back(&TWO).ct_eq(&two)));
+        assert!(bool::from(back(&MINUS_TWO).ct_eq(&two.neg())));
+    }
+
+    /// Cyclotomic squares and conjugates of elements after the easy part
+    /// (and of 1) against the scalar tower, chained.
+    #[test]
+    fn cyclotomic_lanes_match_scalar() {
+        let Some(t) = Ifma::get() else { return };
+        let mut rng = Rng(0x1f12_0000_5eed_0003);
+        for round in 0..100 {
+            let x = if round == 0 { Fp12::ONE } else { crate::sm9::final_exp::easy_part(&rng.fp12()) };
+            let mut lx = Fp12x::from_fp12(t, &x);
+            let mut sx = x;
+            for _ in 0..3 {
+                lx = lx.cyclotomic_square(t);
+                sx = sx.cyclotomic_square();
+                assert!(eq(&lx.to_fp12(t), &sx), "cyclotomic square {round}");
+            }
+            assert!(eq(&lx.conj(t).to_fp12(t), &sx.conj()), "conj {round}");
+            assert!(eq(&lx.conj(t).mul(t, &lx).to_fp12(t), &Fp12::ONE), "x̄·x {round}");
+        }
     }
 }

@@ -26,6 +26,8 @@ pub mod gt;
 pub mod hash;
 pub mod kex;
 pub mod pairing;
+#[cfg(target_arch = "x86_64")]
+pub mod pairing_ifma;
 pub mod sign;
 pub mod window;
 

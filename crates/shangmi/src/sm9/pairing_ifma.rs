@@ -1,0 +1,206 @@
+//! The Miller loops and the final exponentiation of [`super::pairing`] and
+//! [`super::final_exp`] with the Fp12 accumulator on the IFMA lanes
+//! ([`Fp12x`]): the same steps in the same order, the value converted to
+//! the lanes once at the start and back once at the end. The G2 point
+//! steps, the easy part's inversion and the lines' Fp2 arithmetic stay on
+//! the scalar tower. Chosen by the callers when [`Ifma`] is available; the
+//! scalar functions remain the reference the tests compare against.
+//!
+//! Constant time as the scalar code: every branch and loop bound is on
+//! the public constants t and 6t + 2.
+
+#![cfg(target_arch = "x86_64")]
+
+use super::final_exp::{T_NAF, T_NAF_TOP};
+use super::fp12::Fp12;
+use super::fp12_ifma::Fp12x;
+use super::g1::G1Affine;
+use super::g2::{self, G2Affine};
+use super::pairing::{add_step, double_step, G2Prepared, Line, Proj, ATE_NAF, ATE_NAF_TOP};
+use crate::cpu::Ifma;
+use std::sync::OnceLock;
+
+#[inline(always)]
+fn eval(t: Ifma, f: &Fp12x, l: &Line, p: &G1Affine) -> Fp12x {
+    f.mul_by_line(t, &l.l0, &l.l1.mul_fp(&p.y), &l.l2.mul_fp(&p.x))
+}
+
+/// [`super::pairing::multi_miller_loop_prepared`] on the lanes.
+pub fn multi_miller_loop_prepared(t: Ifma, pairs: &[(&G1Affine, &G2Prepared)]) -> Fp12 {
+    let mut f = Fp12x::one(t);
+    let mut idx = 0;
+    let top = ATE_NAF_TOP;
+    for i in (0..top).rev() {
+        if i != top - 1 {
+            f = f.square(t);
+        }
+        for (p, q) in pairs {
+            f = eval(t, &f, &q.lines[idx], p);
+        }
+        idx += 1;
+        if ATE_NAF[i] != 0 {
+            for (p, q) in pairs {
+                f = eval(t, &f, &q.lines[idx], p);
+            }
+            idx += 1;
+        }
+    }
+    for _ in 0..2 {
+        for (p, q) in pairs {
+            f = eval(t, &f, &q.lines[idx], p);
+        }
+        idx += 1;
+    }
+    f.to_fp12(t)
+}
+
+/// [`super::pairing::miller_loop`] on the lanes (lines computed on the fly).
+pub fn miller_loop(t: Ifma, p: &G1Affine, q: &G2Affine) -> Fp12 {
+    let mut f = Fp12x::one(t);
+    let mut tp = Proj { x: q.x, y: q.y, z: super::fp2::Fp2::ONE };
+    let nq = q.neg();
+    let top = ATE_NAF_TOP;
+    for i in (0..top).rev() {
+        if i != top - 1 {
+            f = f.square(t);
+        }
+        let l = double_step(&mut tp);
+        f = eval(t, &f, &l, p);
+        if ATE_NAF[i] != 0 {
+            let l = add_step(&mut tp, if ATE_NAF[i] == 1 { q } else { &nq });
+            f = eval(t, &f, &l, p);
+        }
+    }
+    let q1 = g2::frobenius(q);
+    let q2 = g2::frobenius2(q).neg();
+    let l = add_step(&mut tp, &q1);
+    f = eval(t, &f, &l, p);
+    let l = add_step(&mut tp, &q2);
+    eval(t, &f, &l, p).to_fp12(t)
+}
+
+/// The p-, p²- and p³-power Frobenius maps' coefficient multipliers (on
+/// the flattened coefficients each map is e_k ↦ e_k·m_k), as scalar
+/// elements built once from the scalar maps.
+fn frobenius_multipliers() -> &'static [Fp12; 3] {
+    static M: OnceLock<[Fp12; 3]> = OnceLock::new();
+    M.get_or_init(|| {
+        let maps: [fn(&Fp12) -> Fp12; 3] = [Fp12::frobenius, Fp12::frobenius2, Fp12::frobenius3];
+        maps.map(|m| {
+            // m_k by m on the element with every coefficient 1: each
+            // coefficient of the image is m_k·1.
+            m(&super::fp12::Fp12::from_coefficients(&[super::fp::Fp::ONE; 12]))
+        })
+    })
+}
+
+/// x^t on the lanes ([`super::final_exp::exp_by_t_plain`]'s chain: t's
+/// NAF, Granger–Scott squarings, x⁻¹ = x̄; the lane squaring is cheaper
+/// than Karabina's compressed one plus its decompression).
+fn exp_by_t(t: Ifma, x: &Fp12x) -> Fp12x {
+    let xi = x.conj(t);
+    let mut acc = *x;
+    for i in (0..T_NAF_TOP).rev() {
+        acc = acc.cyclotomic_square(t);
+        match T_NAF[i] {
+            1 => acc = acc.mul(t, x),
+            -1 => acc = acc.mul(t, &xi),
+            _ => {}
+        }
+    }
+    acc
+}
+
+/// [`super::final_exp::final_exponentiation`] with the hard part on the
+/// lanes (the easy part's inversion on the scalar tower).
+pub fn final_exponentiation(t: Ifma, f: &Fp12) -> Fp12 {
+    let m = frobenius_multipliers();
+    let (fr1, fr2, fr3) = (Fp12x::from_fp12(t, &m[0]), Fp12x::from_fp12(t, &m[1]), Fp12x::from_fp12(t, &m[2]));
+    // Easy part: f^((p⁶ − 1)(p² + 1)).
+    let f1 = Fp12x::from_fp12(t, &f.invert()).mul(t, &Fp12x::from_fp12(t, &f.conj()));
+    let f = f1.mul_lanewise(t, &fr2).mul(t, &f1);
+    // Hard part, as super::final_exp::hard_part.
+    let fu = exp_by_t(t, &f);
+    let fu2 = exp_by_t(t, &fu);
+    let fu3 = exp_by_t(t, &fu2);
+    let y0 = f.mul_lanewise(t, &fr1).mul(t, &f.mul_lanewise(t, &fr2)).mul(t, &f.mul_lanewise(t, &fr3));
+    let y1 = f.conj(t);
+    let y2 = fu2.mul_lanewise(t, &fr2);
+    let y3 = fu.mul_lanewise(t, &fr1).conj(t);
+    let y4 = fu.mul(t, &fu2.mul_lanewise(t, &fr1)).conj(t);
+    let y5 = fu2.conj(t);
+    let y6 = fu3.mul(t, &fu3.mul_lanewise(t, &fr1)).conj(t);
+    let mut t0 = y6.cyclotomic_square(t).mul(t, &y4).mul(t, &y5);
+    let mut t1 = y3.mul(t, &y5).mul(t, &t0);
+    t0 = t0.mul(t, &y2);
+    t1 = t1.cyclotomic_square(t).mul(t, &t0).cyclotomic_square(t);
+    t0 = t1.mul(t, &y1);
+    t1 = t1.mul(t, &y0);
+    t0 = t0.cyclotomic_square(t);
+    t0.mul(t, &t1).to_fp12(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::Token;
+    use crate::sm9::fp::{Fp, Scalar};
+    use crate::sm9::g1::P1;
+    use crate::sm9::g2::P2;
+    use crate::sm9::window::mul_fixed_window;
+    use crate::sm9::{final_exp, pairing};
+    use subtle::ConstantTimeEq;
+
+    fn eq(a: &Fp12, b: &Fp12) -> bool {
+        bool::from(a.ct_eq(b))
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn scalar(&mut self) -> Scalar {
+            Scalar::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
+        }
+        fn fp12(&mut self) -> Fp12 {
+            Fp12::from_coefficients(&core::array::from_fn(|_| {
+                Fp::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
+            }))
+        }
+    }
+
+    /// The lane Miller loops and final exponentiation against their scalar
+    /// twins on random points and elements (P1, P2 themselves included).
+    #[test]
+    fn lane_pairing_matches_scalar() {
+        let Some(t) = Ifma::get() else {
+            eprintln!("no AVX-512 IFMA (or masked): lane pairing tests skipped");
+            return;
+        };
+        let mut rng = Rng(0x9a1e_0000_5eed_0001);
+        for round in 0..6 {
+            let (p, q) = if round == 0 {
+                (P1, P2)
+            } else {
+                let p = mul_fixed_window(&P1.to_jacobian(), &rng.scalar().to_canonical()).to_affine().unwrap();
+                let q = mul_fixed_window(&P2.to_jacobian(), &rng.scalar().to_canonical()).to_affine().unwrap();
+                (p, q)
+            };
+            let f = miller_loop(t, &p, &q);
+            assert!(eq(&f, &pairing::miller_loop_scalar(&p, &q)), "miller loop {round}");
+            let (qp, p2) = (G2Prepared::new(&q), mul_fixed_window(&P1.to_jacobian(), &rng.scalar().to_canonical()));
+            let p2 = p2.to_affine().unwrap();
+            let pairs = [(&p, &qp), (&p2, &qp)];
+            assert!(eq(&multi_miller_loop_prepared(t, &pairs), &pairing::multi_miller_loop_prepared_scalar(&pairs)));
+            assert!(eq(&final_exponentiation(t, &f), &final_exp::final_exponentiation_scalar(&f)), "final exp {round}");
+            let r = rng.fp12();
+            assert!(eq(&final_exponentiation(t, &r), &final_exp::final_exponentiation_scalar(&r)), "random {round}");
+        }
+        // The zero element (not invertible) maps to zero on both paths.
+        assert!(eq(&final_exponentiation(t, &Fp12::ZERO), &final_exp::final_exponentiation_scalar(&Fp12::ZERO)));
+    }
+}
