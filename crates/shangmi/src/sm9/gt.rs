@@ -83,7 +83,12 @@ impl CombGroup for Gt {
 }
 
 impl Gt {
+    /// self·o (on the IFMA lanes when the CPU has them).
     pub fn mul(&self, o: &Self) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+            return super::gt_ifma::mul(t, self, o);
+        }
         Gt(self.0.mul(&o.0))
     }
 
@@ -100,8 +105,15 @@ impl Gt {
     }
 
     /// self^k via a fixed-base table of self.
+    /// On the IFMA lanes when the CPU has them ([`super::gt_ifma`]).
     pub fn pow_table(t: &GtTable, k: &Scalar) -> Self {
         let mut l = k.to_canonical();
+        #[cfg(target_arch = "x86_64")]
+        if let Some(tok) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+            let r = super::gt_ifma::comb_mul(tok, t, &l);
+            l.zeroize();
+            return r;
+        }
         let r = t.mul(&l);
         l.zeroize();
         r
