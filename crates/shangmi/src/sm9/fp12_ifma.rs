@@ -205,11 +205,21 @@ fn splat_fp(x: &Fp) -> [u64; 5] {
 
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
-fn mul_by_line_impl(f: &Fp12x, l0: &Fp2, l1: &Fp2, l2: &Fp2) -> Fp12x {
+fn mul_by_line_impl(f: &Fp12x, l0: &Fp2, l1: &Fp2, l2: &Fp2, scaled: bool) -> Fp12x {
     // The line l0 + l1·v + l2·w² = l0 + l1·w³ + l2·w²: flattened, e0 = l0.c0,
-    // e6 = l0.c1, e3 = l1.c0, e9 = l1.c1, e2 = l2.c0, e8 = l2.c1.
+    // e6 = l0.c1, e3 = l1.c0, e9 = l1.c1, e2 = l2.c0, e8 = l2.c1. With
+    // `scaled`, l1 and l2 are given times 2⁴ already (their Montgomery
+    // limbs are the lane form): no doublings.
     let c = [(0, &l0.c0), (6, &l0.c1), (3, &l1.c0), (9, &l1.c1), (2, &l2.c0), (8, &l2.c1)];
-    let terms: [(usize, Fp8); 6] = core::array::from_fn(|i| (c[i].0, Fp8(splat(&splat_fp(c[i].1)))));
+    let terms: [(usize, Fp8); 6] = core::array::from_fn(|i| {
+        let limbs = if scaled && i >= 2 {
+            let l = c[i].1.mont_limbs();
+            radix52([l[0], l[1], l[2], l[3], 0])
+        } else {
+            splat_fp(c[i].1)
+        };
+        (c[i].0, Fp8(splat(&limbs)))
+    });
     convolve(f, &terms)
 }
 
@@ -265,32 +275,6 @@ const CYC_SRC: [[(usize, [i64; 8]); 4]; 2] = [
 const CYC_B: [[[i64; 8]; 4]; 2] =
     [[cyc_b(0, 0), cyc_b(0, 1), cyc_b(0, 2), cyc_b(0, 3)], [cyc_b(1, 0), cyc_b(1, 1), cyc_b(1, 2), cyc_b(1, 3)]];
 
-/// The lane form of 2 (2·2^260 mod p, canonical) and of −2.
-const TWO: [u64; 5] = {
-    let m = fp_small(32);
-    let l = m.mont_limbs();
-    radix52([l[0], l[1], l[2], l[3], 0])
-};
-const MINUS_TWO: [u64; 5] = {
-    // p − 2·2^260 mod p limb by limb, borrows carried (no limb of TWO
-    // exceeds p's top, and the result is in (0, p)).
-    let mut r = [0u64; 5];
-    let mut borrow = 0u64;
-    let mut i = 0;
-    while i < 5 {
-        let d = (P52[i] as i64) - (TWO[i] as i64) - (borrow as i64);
-        if d < 0 {
-            r[i] = (d + (1i64 << 52)) as u64;
-            borrow = 1;
-        } else {
-            r[i] = d as u64;
-            borrow = 0;
-        }
-        i += 1;
-    }
-    r
-};
-
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn load_idx(v: &[i64; 8]) -> __m512i {
@@ -304,17 +288,17 @@ fn load_idx(v: &[i64; 8]) -> __m512i {
 /// operands are S at lane offsets −3i and e_(r+3i); routing c2² into slot
 /// 1 shifted by one z-step (·v, the twist wrapping into S's −2 half)
 /// and c1² into slot 2 puts every output lane's Fp4 square in place. The
-/// other operand enters tripled (3c² with no extra pass) and −2c̄ = ∓2e_k
-/// (+2 in slot 1) is one more product of e by a constant ±2 per lane
-/// (even lanes −2, odd +2): 4·3p² + p² = 13p² < p·R, one reduction.
+/// other operand enters tripled (3c² with no extra pass: 4·3p² < p·R, one
+/// reduction), and −2c̄ = ∓2e_k (+2 in slot 1, i.e. −2e on even lanes,
+/// +2e on odd ones) is added after it by modular additions.
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
 fn cyclotomic_square_impl(a: &Fp12x) -> Fp12x {
     let s = sources(a);
-    let k = Fp8(core::array::from_fn(|i| {
-        let (m, t) = (MINUS_TWO[i] as i64, TWO[i] as i64);
-        _mm512_set_epi64(t, m, t, m, t, m, t, m)
-    }));
+    let odd = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
+    // 3e, carried (below 3p: limbs below 2^52 again, the top one small).
+    let tri = |x: &Fp8| carry(core::array::from_fn(|l| _mm512_add_epi64(_mm512_slli_epi64::<1>(x.0[l]), x.0[l])));
+    let (t_lo, t_hi) = (tri(&a.lo), tri(&a.hi));
     let e = [a.lo, a.hi];
     let mut out = e;
     for h in 0..2 {
@@ -324,14 +308,18 @@ fn cyclotomic_square_impl(a: &Fp12x) -> Fp12x {
             let iv = load_idx(idx);
             let w = Fp8(core::array::from_fn(|l| _mm512_permutex2var_epi64(s[*q][l], iv, s[*q + 1][l])));
             let bv = load_idx(&CYC_B[h][i]);
-            let b = Fp8(carry(core::array::from_fn(|l| {
-                let x = _mm512_permutex2var_epi64(a.lo.0[l], bv, a.hi.0[l]);
-                _mm512_add_epi64(_mm512_slli_epi64::<1>(x), x)
-            })));
+            let b = Fp8(core::array::from_fn(|l| _mm512_permutex2var_epi64(t_lo[l], bv, t_hi[l])));
             mac(&mut t, &w, &b);
         }
-        mac(&mut t, &e[h], &k);
-        out[h] = Fp8(canon(reduce(t).0));
+        let u = canon(reduce(t).0);
+        // ±2e: 2e mod p on odd lanes, p − (2e mod p) on even ones; then
+        // u + that (below 2p) made canonical.
+        let x = &e[h].0;
+        let d = canon(carry(core::array::from_fn(|l| _mm512_slli_epi64::<1>(x[l]))));
+        let n = carry(core::array::from_fn(|l| _mm512_sub_epi64(_mm512_set1_epi64(P52[l] as i64), d[l])));
+        let pm: [__m512i; 5] =
+            core::array::from_fn(|l| _mm512_or_si512(_mm512_and_si512(odd, d[l]), _mm512_andnot_si512(odd, n[l])));
+        out[h] = Fp8(canon(carry(core::array::from_fn(|l| _mm512_add_epi64(u[l], pm[l])))));
     }
     Fp12x { lo: out[0], hi: out[1] }
 }
@@ -420,7 +408,15 @@ impl Fp12x {
     #[inline]
     pub fn mul_by_line(&self, _t: Ifma, l0: &Fp2, l1: &Fp2, l2: &Fp2) -> Fp12x {
         // SAFETY: the token proves AVX-512 F and IFMA.
-        unsafe { mul_by_line_impl(self, l0, l1, l2) }
+        unsafe { mul_by_line_impl(self, l0, l1, l2, false) }
+    }
+
+    /// [`Fp12x::mul_by_line`] with l1 and l2 given times 16 (the Miller
+    /// loop scales the point P once instead: yP·16, xP·16).
+    #[inline]
+    pub fn mul_by_line_scaled(&self, _t: Ifma, l0: &Fp2, l1x16: &Fp2, l2x16: &Fp2) -> Fp12x {
+        // SAFETY: the token proves AVX-512 F and IFMA.
+        unsafe { mul_by_line_impl(self, l0, l1x16, l2x16, true) }
     }
 }
 
@@ -503,7 +499,11 @@ mod tests {
             assert!(eq(&sq.to_fp12(t), &want_sq), "square {round}");
             let (l0, l1, l2) = (rng.fp2(), rng.fp2(), rng.fp2());
             let ln = sq.mul_by_line(t, &l0, &l1, &l2).mul(t, &la);
-            assert!(eq(&ln.to_fp12(t), &want_sq.mul_by_line(&l0, &l1, &l2).mul(&a)), "line {round}");
+            let want_ln = want_sq.mul_by_line(&l0, &l1, &l2).mul(&a);
+            assert!(eq(&ln.to_fp12(t), &want_ln), "line {round}");
+            let x16 = |x: &Fp2| x.double().double().double().double();
+            let ls = sq.mul_by_line_scaled(t, &l0, &x16(&l1), &x16(&l2)).mul(t, &la);
+            assert!(eq(&ls.to_fp12(t), &want_ln), "scaled line {round}");
         }
         assert!(eq(&Fp12x::one(t).mul(t, &Fp12x::from_fp12(t, &all_pm1)).to_fp12(t), &all_pm1));
     }
@@ -519,15 +519,6 @@ mod tests {
                 assert!(CYC_B[h][i].iter().all(|&x| (0..12).contains(&x)));
             }
         }
-        let two = fp_small(2);
-        // TWO and MINUS_TWO are 2 and −2 in the lanes' form (x·2^260).
-        let back = |c: &[u64; 5]| {
-            let v = Fp::from_mont_limbs(from_radix52(c));
-            // v = x·2^260·2^−256 = 16x in the scalar tower.
-            v.mul(&fp_small(16).invert())
-        };
-        assert!(bool::from(back(&TWO).ct_eq(&two)));
-        assert!(bool::from(back(&MINUS_TWO).ct_eq(&two.neg())));
     }
 
     /// Cyclotomic squares and conjugates of elements after the easy part

@@ -12,6 +12,7 @@
 #![cfg(target_arch = "x86_64")]
 
 use super::final_exp::{T_NAF, T_NAF_TOP};
+use super::fp::Fp;
 use super::fp12::Fp12;
 use super::fp12_ifma::Fp12x;
 use super::g1::G1Affine;
@@ -20,13 +21,28 @@ use super::pairing::{add_step, double_step, G2Prepared, Line, Proj, ATE_NAF, ATE
 use crate::cpu::Ifma;
 use std::sync::OnceLock;
 
+/// P with both coordinates times 16: l1·yP·16 and l2·xP·16 come out in the
+/// lanes' form (x·2^260) with no per-line conversion.
+#[derive(Clone, Copy)]
+struct Scaled {
+    x: Fp,
+    y: Fp,
+}
+
+fn scaled(p: &G1Affine) -> Scaled {
+    let x16 = |v: &Fp| v.double().double().double().double();
+    Scaled { x: x16(&p.x), y: x16(&p.y) }
+}
+
 #[inline(always)]
-fn eval(t: Ifma, f: &Fp12x, l: &Line, p: &G1Affine) -> Fp12x {
-    f.mul_by_line(t, &l.l0, &l.l1.mul_fp(&p.y), &l.l2.mul_fp(&p.x))
+fn eval(t: Ifma, f: &Fp12x, l: &Line, p: &Scaled) -> Fp12x {
+    f.mul_by_line_scaled(t, &l.l0, &l.l1.mul_fp(&p.y), &l.l2.mul_fp(&p.x))
 }
 
 /// [`super::pairing::multi_miller_loop_prepared`] on the lanes.
 pub fn multi_miller_loop_prepared(t: Ifma, pairs: &[(&G1Affine, &G2Prepared)]) -> Fp12 {
+    let ps: Vec<Scaled> = pairs.iter().map(|(p, _)| scaled(p)).collect();
+    let pairs: Vec<(&Scaled, &G2Prepared)> = ps.iter().zip(pairs.iter()).map(|(s, (_, q))| (s, *q)).collect();
     let mut f = Fp12x::one(t);
     let mut idx = 0;
     let top = ATE_NAF_TOP;
@@ -34,19 +50,19 @@ pub fn multi_miller_loop_prepared(t: Ifma, pairs: &[(&G1Affine, &G2Prepared)]) -
         if i != top - 1 {
             f = f.square(t);
         }
-        for (p, q) in pairs {
+        for (p, q) in &pairs {
             f = eval(t, &f, &q.lines[idx], p);
         }
         idx += 1;
         if ATE_NAF[i] != 0 {
-            for (p, q) in pairs {
+            for (p, q) in &pairs {
                 f = eval(t, &f, &q.lines[idx], p);
             }
             idx += 1;
         }
     }
     for _ in 0..2 {
-        for (p, q) in pairs {
+        for (p, q) in &pairs {
             f = eval(t, &f, &q.lines[idx], p);
         }
         idx += 1;
@@ -56,6 +72,7 @@ pub fn multi_miller_loop_prepared(t: Ifma, pairs: &[(&G1Affine, &G2Prepared)]) -
 
 /// [`super::pairing::miller_loop`] on the lanes (lines computed on the fly).
 pub fn miller_loop(t: Ifma, p: &G1Affine, q: &G2Affine) -> Fp12 {
+    let p = &scaled(p);
     let mut f = Fp12x::one(t);
     let mut tp = Proj { x: q.x, y: q.y, z: super::fp2::Fp2::ONE };
     let nq = q.neg();
@@ -89,7 +106,7 @@ fn frobenius_multipliers() -> &'static [Fp12; 3] {
         maps.map(|m| {
             // m_k by m on the element with every coefficient 1: each
             // coefficient of the image is m_k·1.
-            m(&super::fp12::Fp12::from_coefficients(&[super::fp::Fp::ONE; 12]))
+            m(&Fp12::from_coefficients(&[Fp::ONE; 12]))
         })
     })
 }
@@ -144,7 +161,7 @@ pub fn final_exponentiation(t: Ifma, f: &Fp12) -> Fp12 {
 mod tests {
     use super::*;
     use crate::cpu::Token;
-    use crate::sm9::fp::{Fp, Scalar};
+    use crate::sm9::fp::Scalar;
     use crate::sm9::g1::P1;
     use crate::sm9::g2::P2;
     use crate::sm9::window::mul_fixed_window;
