@@ -426,6 +426,17 @@ fn main() {
                 }),
             ));
             ops.push((
+                "Fp12 cyclotomic sq, IFMA/op",
+                2,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = acc.cyclotomic_square(t);
+                    }
+                    black_box(acc.to_fp12(t));
+                }),
+            ));
+            ops.push((
                 "Fp12 line mul, IFMA/op",
                 2,
                 Box::new(move || {
