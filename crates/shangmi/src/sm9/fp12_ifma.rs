@@ -28,7 +28,7 @@ use super::fp::{fp_small, Fp};
 use super::fp12::Fp12;
 use super::fp2::Fp2;
 use super::fp4::Fp4;
-use super::fp_ifma::{carry, from_radix52, mac, radix52, reduce, Fp8, P52};
+use super::fp_ifma::{carry, mac, radix52, reduce, Fp8, P52};
 use crate::cpu::Ifma;
 use core::arch::x86_64::*;
 
@@ -155,44 +155,88 @@ fn mul_impl(a: &Fp12x, b: &Fp12x) -> Fp12x {
     convolve(a, &terms)
 }
 
+/// Eight 4×64-bit values (two per vector, as they lie in memory) into
+/// the four vectors of their limbs: an 8×4 transpose by constant permutes
+/// (written out so the compiler does not turn the transposition into
+/// gathers).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn transpose_in(z: [__m512i; 4]) -> [__m512i; 4] {
+    let ix = |v: [i64; 8]| _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0]);
+    let (p, q) = (ix([0, 4, 8, 12, 1, 5, 9, 13]), ix([2, 6, 10, 14, 3, 7, 11, 15]));
+    let (p01, q01) = (_mm512_permutex2var_epi64(z[0], p, z[1]), _mm512_permutex2var_epi64(z[0], q, z[1]));
+    let (p23, q23) = (_mm512_permutex2var_epi64(z[2], p, z[3]), _mm512_permutex2var_epi64(z[2], q, z[3]));
+    let (lo, hi) = (ix([0, 1, 2, 3, 8, 9, 10, 11]), ix([4, 5, 6, 7, 12, 13, 14, 15]));
+    [
+        _mm512_permutex2var_epi64(p01, lo, p23),
+        _mm512_permutex2var_epi64(p01, hi, p23),
+        _mm512_permutex2var_epi64(q01, lo, q23),
+        _mm512_permutex2var_epi64(q01, hi, q23),
+    ]
+}
+
+/// Inverse of [`transpose_in`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn transpose_out(l: [__m512i; 4]) -> [__m512i; 4] {
+    let ix = |v: [i64; 8]| _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0]);
+    let (lo, hi) = (ix([0, 1, 2, 3, 8, 9, 10, 11]), ix([4, 5, 6, 7, 12, 13, 14, 15]));
+    // p01 = [l0 of e0..e3, l1 of e0..e3], p23 the same for e4..e7.
+    let (p01, p23) = (_mm512_permutex2var_epi64(l[0], lo, l[1]), _mm512_permutex2var_epi64(l[0], hi, l[1]));
+    let (q01, q23) = (_mm512_permutex2var_epi64(l[2], lo, l[3]), _mm512_permutex2var_epi64(l[2], hi, l[3]));
+    // z_k = [e_2k's four limbs, e_(2k+1)'s four limbs].
+    let a = ix([0, 4, 8, 12, 1, 5, 9, 13]);
+    let b = ix([2, 6, 10, 14, 3, 7, 11, 15]);
+    [
+        _mm512_permutex2var_epi64(p01, a, q01),
+        _mm512_permutex2var_epi64(p01, b, q01),
+        _mm512_permutex2var_epi64(p23, a, q23),
+        _mm512_permutex2var_epi64(p23, b, q23),
+    ]
+}
+
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn from_fp12_impl(x: &Fp12) -> Fp12x {
     let e = flatten(x);
-    let mut rows = [[[0u64; 8]; 5]; 2];
-    for (k, c) in e.iter().enumerate() {
-        let m = c.mont_limbs();
-        let r = radix52([m[0], m[1], m[2], m[3], 0]);
-        for i in 0..5 {
-            rows[k / 8][i][k % 8] = r[i];
-        }
+    let mut limbs = [[0u64; 4]; 16];
+    for (d, c) in limbs.iter_mut().zip(e.iter()) {
+        *d = *c.mont_limbs();
     }
-    let mut v = [[_mm512_setzero_si512(); 5]; 2];
-    for (vh, r) in v.iter_mut().zip(rows.iter()) {
-        for (vi, ri) in vh.iter_mut().zip(r.iter()) {
-            // SAFETY: each row is 64 readable bytes; unaligned loads.
-            *vi = unsafe { _mm512_loadu_si512(ri.as_ptr().cast()) };
-        }
-    }
-    let [lo, hi] = v;
+    let mask = _mm512_set1_epi64(super::fp_ifma::MASK as i64);
+    let half = |h: usize| -> [__m512i; 5] {
+        // SAFETY: limbs[8h + 2k..8h + 2k + 2] are 64 readable bytes.
+        let z = core::array::from_fn(|k| unsafe { _mm512_loadu_si512(limbs[8 * h + 2 * k..].as_ptr().cast()) });
+        let l = transpose_in(z);
+        [
+            _mm512_and_si512(l[0], mask),
+            _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64::<52>(l[0]), _mm512_slli_epi64::<12>(l[1])), mask),
+            _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64::<40>(l[1]), _mm512_slli_epi64::<24>(l[2])), mask),
+            _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64::<28>(l[2]), _mm512_slli_epi64::<36>(l[3])), mask),
+            _mm512_srli_epi64::<16>(l[3]),
+        ]
+    };
+    let (lo, hi) = (half(0), half(1));
     Fp12x { lo: Fp8(mul_const(&lo, &TO_LANES)), hi: Fp8(mul_const(&hi, &TO_LANES)) }
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn to_fp12_impl(x: &Fp12x) -> Fp12 {
-    let mut rows = [[[0u64; 8]; 5]; 2];
-    for (v, r) in [&x.lo, &x.hi].into_iter().zip(rows.iter_mut()) {
-        let m = mul_const(&v.0, &FROM_LANES);
-        for (i, row) in r.iter_mut().enumerate() {
-            // SAFETY: each row is 64 writable bytes; unaligned stores.
-            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), m[i]) };
+    let mut limbs = [[0u64; 4]; 16];
+    for (h, v) in [&x.lo, &x.hi].into_iter().enumerate() {
+        // Canonical x·2^256 (below p < 2^256: the top limb below 2^48).
+        let r = mul_const(&v.0, &FROM_LANES);
+        let l = [
+            _mm512_or_si512(r[0], _mm512_slli_epi64::<52>(r[1])),
+            _mm512_or_si512(_mm512_srli_epi64::<12>(r[1]), _mm512_slli_epi64::<40>(r[2])),
+            _mm512_or_si512(_mm512_srli_epi64::<24>(r[2]), _mm512_slli_epi64::<28>(r[3])),
+            _mm512_or_si512(_mm512_srli_epi64::<36>(r[3]), _mm512_slli_epi64::<16>(r[4])),
+        ];
+        for (k, z) in transpose_out(l).into_iter().enumerate() {
+            // SAFETY: limbs[8h + 2k..8h + 2k + 2] are 64 writable bytes.
+            unsafe { _mm512_storeu_si512(limbs[8 * h + 2 * k..].as_mut_ptr().cast(), z) };
         }
     }
-    let e: [Fp; 12] = core::array::from_fn(|k| {
-        let r = &rows[k / 8];
-        let l = [r[0][k % 8], r[1][k % 8], r[2][k % 8], r[3][k % 8], r[4][k % 8]];
-        Fp::from_mont_limbs(from_radix52(&l))
-    });
-    unflatten(&e)
+    unflatten(&core::array::from_fn(|k| Fp::from_mont_limbs(limbs[k])))
 }
 
 /// The lane form of one scalar-tower coefficient in every lane
