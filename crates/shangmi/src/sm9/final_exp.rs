@@ -14,6 +14,9 @@ use super::fp2::Fp2;
 use super::fp4::Fp4;
 use subtle::ConditionallySelectable;
 
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
+
 /// The non-adjacent form of t, least significant digit first: digits in
 /// {−1, 0, 1}, no two adjacent non-zero (fewer multiplications than t's
 /// binary form; a negative digit costs a conjugation, free in the
@@ -182,7 +185,7 @@ pub fn hard_part(f: &Fp12) -> Fp12 {
 pub fn final_exponentiation(f: &Fp12) -> Fp12 {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
-        return super::pairing_ifma::final_exponentiation(t, f);
+        return ifma::final_exponentiation(t, f);
     }
     final_exponentiation_scalar(f)
 }

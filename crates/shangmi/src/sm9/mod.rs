@@ -23,13 +23,9 @@ pub mod g1;
 pub mod g2;
 pub mod glv;
 pub mod gt;
-#[cfg(target_arch = "x86_64")]
-pub mod gt_ifma;
 pub mod hash;
 pub mod kex;
 pub mod pairing;
-#[cfg(target_arch = "x86_64")]
-pub mod pairing_ifma;
 pub mod sign;
 pub mod window;
 

@@ -13,6 +13,9 @@ use super::g1::G1Affine;
 use super::g2::{self, G2Affine};
 use zeroize::Zeroize;
 
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
+
 /// The loop constant a = 6t + 2 = 0x2400000000215D93E (a test checks it against t).
 pub const ATE_LOOP: u128 = 0x2400000000215D93E;
 
@@ -178,7 +181,7 @@ impl Drop for G2Prepared {
 pub fn multi_miller_loop_prepared(pairs: &[(&G1Affine, &G2Prepared)]) -> Fp12 {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
-        return super::pairing_ifma::multi_miller_loop_prepared(t, pairs);
+        return ifma::multi_miller_loop_prepared(t, pairs);
     }
     multi_miller_loop_prepared_scalar(pairs)
 }
@@ -217,7 +220,7 @@ pub fn multi_miller_loop_prepared_scalar(pairs: &[(&G1Affine, &G2Prepared)]) -> 
 pub fn miller_loop(p: &G1Affine, q: &G2Affine) -> Fp12 {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
-        return super::pairing_ifma::miller_loop(t, p, q);
+        return ifma::miller_loop(t, p, q);
     }
     miller_loop_scalar(p, q)
 }

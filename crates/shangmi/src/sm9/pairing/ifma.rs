@@ -1,25 +1,21 @@
-//! The Miller loops and the final exponentiation of [`super::pairing`] and
-//! [`super::final_exp`] with the Fp12 accumulator on the IFMA lanes
-//! ([`Fp12x`]): the same steps in the same order, the value converted to
-//! the lanes once at the start and back once at the end. The G2 point
-//! steps, the easy part's inversion and the lines' Fp2 arithmetic stay on
-//! the scalar tower. Chosen by the callers when [`Ifma`] is available; the
-//! scalar functions remain the reference the tests compare against.
+//! The Miller loops of [`super`] with the Fp12 accumulator on the IFMA
+//! lanes ([`Fp12x`]): the same steps in the same order, the value
+//! converted to the lanes once at the start and back once at the end. The
+//! G2 point steps and the lines' Fp2 arithmetic stay on the scalar tower.
+//! Chosen by [`super::miller_loop`] and
+//! [`super::multi_miller_loop_prepared`] when [`Ifma`] is available; the
+//! scalar loops remain the reference the tests compare against.
 //!
 //! Constant time as the scalar code: every branch and loop bound is on
-//! the public constants t and 6t + 2.
+//! the public constant 6t + 2.
 
-#![cfg(target_arch = "x86_64")]
-
-use super::final_exp::{T_NAF, T_NAF_TOP};
-use super::fp::Fp;
-use super::fp12::Fp12;
-use super::fp12_ifma::Fp12x;
-use super::g1::G1Affine;
-use super::g2::{self, G2Affine};
-use super::pairing::{add_step, double_step, G2Prepared, Line, Proj, ATE_NAF, ATE_NAF_TOP};
+use super::{add_step, double_step, G2Prepared, Line, Proj, ATE_NAF, ATE_NAF_TOP};
 use crate::cpu::Ifma;
-use std::sync::OnceLock;
+use crate::sm9::fp::Fp;
+use crate::sm9::fp12::Fp12;
+use crate::sm9::fp12_ifma::Fp12x;
+use crate::sm9::g1::G1Affine;
+use crate::sm9::g2::{self, G2Affine};
 
 /// P with both coordinates times 16: l1·yP·16 and l2·xP·16 come out in the
 /// lanes' form (x·2^260) with no per-line conversion.
@@ -74,7 +70,7 @@ pub fn multi_miller_loop_prepared(t: Ifma, pairs: &[(&G1Affine, &G2Prepared)]) -
 pub fn miller_loop(t: Ifma, p: &G1Affine, q: &G2Affine) -> Fp12 {
     let p = &scaled(p);
     let mut f = Fp12x::one(t);
-    let mut tp = Proj { x: q.x, y: q.y, z: super::fp2::Fp2::ONE };
+    let mut tp = Proj { x: q.x, y: q.y, z: crate::sm9::fp2::Fp2::ONE };
     let nq = q.neg();
     let top = ATE_NAF_TOP;
     for i in (0..top).rev() {
@@ -96,76 +92,16 @@ pub fn miller_loop(t: Ifma, p: &G1Affine, q: &G2Affine) -> Fp12 {
     eval(t, &f, &l, p).to_fp12(t)
 }
 
-/// The p-, p²- and p³-power Frobenius maps' coefficient multipliers (on
-/// the flattened coefficients each map is e_k ↦ e_k·m_k), as scalar
-/// elements built once from the scalar maps.
-fn frobenius_multipliers() -> &'static [Fp12; 3] {
-    static M: OnceLock<[Fp12; 3]> = OnceLock::new();
-    M.get_or_init(|| {
-        let maps: [fn(&Fp12) -> Fp12; 3] = [Fp12::frobenius, Fp12::frobenius2, Fp12::frobenius3];
-        maps.map(|m| {
-            // m_k by m on the element with every coefficient 1: each
-            // coefficient of the image is m_k·1.
-            m(&Fp12::from_coefficients(&[Fp::ONE; 12]))
-        })
-    })
-}
-
-/// x^t on the lanes ([`super::final_exp::exp_by_t_plain`]'s chain: t's
-/// NAF, Granger–Scott squarings, x⁻¹ = x̄; the lane squaring is cheaper
-/// than Karabina's compressed one plus its decompression).
-fn exp_by_t(t: Ifma, x: &Fp12x) -> Fp12x {
-    let xi = x.conj(t);
-    let mut acc = *x;
-    for i in (0..T_NAF_TOP).rev() {
-        acc = acc.cyclotomic_square(t);
-        match T_NAF[i] {
-            1 => acc = acc.mul(t, x),
-            -1 => acc = acc.mul(t, &xi),
-            _ => {}
-        }
-    }
-    acc
-}
-
-/// [`super::final_exp::final_exponentiation`] with the hard part on the
-/// lanes (the easy part's inversion on the scalar tower).
-pub fn final_exponentiation(t: Ifma, f: &Fp12) -> Fp12 {
-    let m = frobenius_multipliers();
-    let (fr1, fr2, fr3) = (Fp12x::from_fp12(t, &m[0]), Fp12x::from_fp12(t, &m[1]), Fp12x::from_fp12(t, &m[2]));
-    // Easy part: f^((p⁶ − 1)(p² + 1)).
-    let f1 = Fp12x::from_fp12(t, &f.invert()).mul(t, &Fp12x::from_fp12(t, &f.conj()));
-    let f = f1.mul_lanewise(t, &fr2).mul(t, &f1);
-    // Hard part, as super::final_exp::hard_part.
-    let fu = exp_by_t(t, &f);
-    let fu2 = exp_by_t(t, &fu);
-    let fu3 = exp_by_t(t, &fu2);
-    let y0 = f.mul_lanewise(t, &fr1).mul(t, &f.mul_lanewise(t, &fr2)).mul(t, &f.mul_lanewise(t, &fr3));
-    let y1 = f.conj(t);
-    let y2 = fu2.mul_lanewise(t, &fr2);
-    let y3 = fu.mul_lanewise(t, &fr1).conj(t);
-    let y4 = fu.mul(t, &fu2.mul_lanewise(t, &fr1)).conj(t);
-    let y5 = fu2.conj(t);
-    let y6 = fu3.mul(t, &fu3.mul_lanewise(t, &fr1)).conj(t);
-    let mut t0 = y6.cyclotomic_square(t).mul(t, &y4).mul(t, &y5);
-    let mut t1 = y3.mul(t, &y5).mul(t, &t0);
-    t0 = t0.mul(t, &y2);
-    t1 = t1.cyclotomic_square(t).mul(t, &t0).cyclotomic_square(t);
-    t0 = t1.mul(t, &y1);
-    t1 = t1.mul(t, &y0);
-    t0 = t0.cyclotomic_square(t);
-    t0.mul(t, &t1).to_fp12(t)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cpu::Token;
+    use crate::sm9::final_exp::{self, ifma::final_exponentiation};
     use crate::sm9::fp::Scalar;
     use crate::sm9::g1::P1;
     use crate::sm9::g2::P2;
+    use crate::sm9::pairing;
     use crate::sm9::window::mul_fixed_window;
-    use crate::sm9::{final_exp, pairing};
     use subtle::ConstantTimeEq;
 
     fn eq(a: &Fp12, b: &Fp12) -> bool {
