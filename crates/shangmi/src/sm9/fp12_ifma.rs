@@ -20,7 +20,11 @@
 //! it canonical again.
 //!
 //! Constant time: straight-line vector arithmetic; the permutes' indices
-//! are constants (which coefficient goes to which lane), never data.
+//! are constants (which coefficient goes to which lane), never data. The
+//! conditional subtraction's sign select may compile to a k-mask blend
+//! between registers (no memory operand; `scripts/ctime.sh` fails on any
+//! k-masked memory access in SM9 code), and the conversions transpose by
+//! permutes, not gathers.
 
 #![cfg(target_arch = "x86_64")]
 
