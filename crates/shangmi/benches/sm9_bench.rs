@@ -336,6 +336,119 @@ fn main() {
             ));
         }
     }
+    // Fp12 products on the scalar tower and on the lanes (64 chained
+    // operations per call, per operation; `scalar in/out` pays both
+    // conversions each time).
+    #[cfg(target_arch = "x86_64")]
+    {
+        use shangmi::cpu::Token;
+        use shangmi::sm9::fp12_ifma::{self, Fp12x};
+        let x = final_exp::easy_part(&f);
+        let y = x.frobenius();
+        let (l0, l1, l2) = (x.c0.c0, x.c1.c1, x.c2.c0);
+        ops.push((
+            "Fp12 mul, ADX/op",
+            2,
+            Box::new(move || {
+                let mut acc = x;
+                for _ in 0..64 {
+                    acc = acc.mul(&y);
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp12 square, ADX/op",
+            2,
+            Box::new(move || {
+                let mut acc = x;
+                for _ in 0..64 {
+                    acc = acc.square();
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp12 cyclotomic sq, ADX/op",
+            2,
+            Box::new(move || {
+                let mut acc = x;
+                for _ in 0..64 {
+                    acc = acc.cyclotomic_square();
+                }
+                black_box(acc);
+            }),
+        ));
+        ops.push((
+            "Fp12 line mul, ADX/op",
+            2,
+            Box::new(move || {
+                let mut acc = x;
+                for _ in 0..64 {
+                    acc = acc.mul_by_line(&l0, &l1, &l2);
+                }
+                black_box(acc);
+            }),
+        ));
+        if let Some(t) = shangmi::cpu::Ifma::get() {
+            let (vx, vy) = (Fp12x::from_fp12(t, &x), Fp12x::from_fp12(t, &y));
+            ops.push((
+                "Fp12 mul, IFMA/op",
+                2,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = acc.mul(t, &vy);
+                    }
+                    black_box(acc.to_fp12(t));
+                }),
+            ));
+            ops.push((
+                "Fp12 mul, IFMA scalar io/op",
+                2,
+                Box::new(move || {
+                    let mut acc = x;
+                    for _ in 0..64 {
+                        acc = fp12_ifma::mul(t, &acc, &y);
+                    }
+                    black_box(acc);
+                }),
+            ));
+            ops.push((
+                "Fp12 square, IFMA/op",
+                2,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = acc.square(t);
+                    }
+                    black_box(acc.to_fp12(t));
+                }),
+            ));
+            ops.push((
+                "Fp12 cyclotomic sq, IFMA/op",
+                2,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = acc.cyclotomic_square(t);
+                    }
+                    black_box(acc.to_fp12(t));
+                }),
+            ));
+            ops.push((
+                "Fp12 line mul, IFMA/op",
+                2,
+                Box::new(move || {
+                    let mut acc = vx;
+                    for _ in 0..64 {
+                        acc = acc.mul_by_line(t, &l0, &l1, &l2);
+                    }
+                    black_box(acc.to_fp12(t));
+                }),
+            ));
+        }
+    }
     // `--only SUBSTRING` keeps the operations whose name contains it (for profiling one).
     if let Some(i) = args.iter().position(|a| a == "--only") {
         let pat = args.get(i + 1).cloned().unwrap_or_default();
@@ -361,11 +474,14 @@ fn main() {
                 op();
             }
             // Batch rows (`…/item`) run BATCH items per call.
-            // Lane rows (`…/lane`) do 64 rounds of eight products per call.
+            // Lane rows (`…/lane`) do 64 rounds of eight products per call,
+            // `…/op` rows 64 operations.
             let per = if ops_names[i].contains("/item") {
                 BATCH
             } else if ops_names[i].contains("/lane") {
                 512
+            } else if ops_names[i].contains("/op") {
+                64
             } else {
                 1
             };

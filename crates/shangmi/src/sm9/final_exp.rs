@@ -14,6 +14,9 @@ use super::fp2::Fp2;
 use super::fp4::Fp4;
 use subtle::ConditionallySelectable;
 
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
+
 /// The non-adjacent form of t, least significant digit first: digits in
 /// {−1, 0, 1}, no two adjacent non-zero (fewer multiplications than t's
 /// binary form; a negative digit costs a conjugation, free in the
@@ -21,7 +24,7 @@ use subtle::ConditionallySelectable;
 pub const T_NAF: [i8; 66] = crate::arith::naf_const::<66>(T as u128);
 
 /// Index of T_NAF's top non-zero digit.
-const T_NAF_TOP: usize = {
+pub(super) const T_NAF_TOP: usize = {
     let mut i = 65;
     while T_NAF[i] == 0 {
         i -= 1;
@@ -177,7 +180,17 @@ pub fn hard_part(f: &Fp12) -> Fp12 {
     t0.mul(&t1)
 }
 
-/// f^((p¹²−1)/n).
+/// f^((p¹²−1)/n): on the IFMA lanes when the CPU has them
+/// ([`super::pairing_ifma`]), else on the scalar tower.
 pub fn final_exponentiation(f: &Fp12) -> Fp12 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        return ifma::final_exponentiation(t, f);
+    }
+    final_exponentiation_scalar(f)
+}
+
+/// f^((p¹²−1)/n) on the scalar tower (the reference of the lane path).
+pub fn final_exponentiation_scalar(f: &Fp12) -> Fp12 {
     hard_part(&easy_part(f))
 }

@@ -35,12 +35,12 @@ use crate::cpu::Ifma;
 use core::arch::x86_64::*;
 
 /// Bits per limb.
-const W: u32 = 52;
+pub(super) const W: u32 = 52;
 /// The low 52 bits.
-const MASK: u64 = (1 << W) - 1;
+pub(super) const MASK: u64 = (1 << W) - 1;
 
 /// A 320-bit value's five 52-bit limbs (the top limb takes bits 208..320).
-const fn radix52(v: [u64; 5]) -> [u64; 5] {
+pub(super) const fn radix52(v: [u64; 5]) -> [u64; 5] {
     [
         v[0] & MASK,
         ((v[0] >> 52) | (v[1] << 12)) & MASK,
@@ -52,7 +52,7 @@ const fn radix52(v: [u64; 5]) -> [u64; 5] {
 
 const P: Limbs = Sm9P::M;
 /// p's limbs.
-const P52: [u64; 5] = radix52([P[0], P[1], P[2], P[3], 0]);
+pub(super) const P52: [u64; 5] = radix52([P[0], P[1], P[2], P[3], 0]);
 /// 4p's limbs (4p < 2^259: the top limb is below 2^51).
 const P52X4: [u64; 5] = radix52([
     P[0] << 2,
@@ -70,7 +70,7 @@ const INV16: Fp = fp([0x2dbcbaab6c47dfc6, 0x8756c543a2348437, 0x432285c6f8d228ff
 
 /// The value of reduced limbs (< 2^257) brought below p: two constant-time
 /// conditional subtractions of p.
-fn from_radix52(l: &[u64; 5]) -> Limbs {
+pub(super) fn from_radix52(l: &[u64; 5]) -> Limbs {
     use crate::arith::{mask_from_bit, sbb};
     let mut v = [
         l[0] | (l[1] << 52),
@@ -96,7 +96,7 @@ fn from_radix52(l: &[u64; 5]) -> Limbs {
 
 /// Eight Fp elements (see the module comment for the contract).
 #[derive(Clone, Copy)]
-pub struct Fp8([__m512i; 5]);
+pub struct Fp8(pub(super) [__m512i; 5]);
 
 /// Eight Fp2 elements, c0 + c1·u.
 #[derive(Clone, Copy)]
@@ -167,7 +167,7 @@ impl Fp8 {
 /// into [0, 2^52), the top limb taking the rest.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn carry(mut l: [__m512i; 5]) -> [__m512i; 5] {
+pub(super) fn carry(mut l: [__m512i; 5]) -> [__m512i; 5] {
     let mask = _mm512_set1_epi64(MASK as i64);
     for i in 0..4 {
         let c = _mm512_srai_epi64::<52>(l[i]);
@@ -197,7 +197,7 @@ fn double_wide(a: &Fp8) -> Fp8 {
 /// Adds the ten-column product a·b into `t` (50 multiply-adds).
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
-fn mac(t: &mut [__m512i; 10], a: &Fp8, b: &Fp8) {
+pub(super) fn mac(t: &mut [__m512i; 10], a: &Fp8, b: &Fp8) {
     for i in 0..5 {
         for j in 0..5 {
             t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.0[j], b.0[i]);
@@ -212,7 +212,7 @@ fn mac(t: &mut [__m512i; 10], a: &Fp8, b: &Fp8) {
 /// carry moved up. The result (Σ + m·p)/R is below 2p, carried.
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
-fn reduce(mut t: [__m512i; 10]) -> Fp8 {
+pub(super) fn reduce(mut t: [__m512i; 10]) -> Fp8 {
     let zero = _mm512_setzero_si512();
     let k0 = _mm512_set1_epi64(K0 as i64);
     let p: [__m512i; 5] = core::array::from_fn(|j| _mm512_set1_epi64(P52[j] as i64));

@@ -12,6 +12,8 @@ pub mod encrypt;
 pub mod final_exp;
 pub mod fp;
 pub mod fp12;
+#[cfg(target_arch = "x86_64")]
+pub mod fp12_ifma;
 pub mod fp2;
 pub mod fp4;
 mod fp_asm;

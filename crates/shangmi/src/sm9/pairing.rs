@@ -13,6 +13,9 @@ use super::g1::G1Affine;
 use super::g2::{self, G2Affine};
 use zeroize::Zeroize;
 
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
+
 /// The loop constant a = 6t + 2 = 0x2400000000215D93E (a test checks it against t).
 pub const ATE_LOOP: u128 = 0x2400000000215D93E;
 
@@ -70,16 +73,16 @@ impl Zeroize for Line {
 
 /// T = (X : Y : Z) homogeneous on the twist (x = X/Z, y = Y/Z).
 #[derive(Clone, Copy)]
-struct Proj {
-    x: Fp2,
-    y: Fp2,
-    z: Fp2,
+pub(super) struct Proj {
+    pub(super) x: Fp2,
+    pub(super) y: Fp2,
+    pub(super) z: Fp2,
 }
 
 /// Doubling step: T ← 2T and the tangent line (Costello–Lange–Naehrig form,
 /// scaled by 4 to avoid halving): l = (Y² − 3b'Z²) + 2YZ·yP·v − 3X²·xP·w².
 #[inline(always)]
-fn double_step(t: &mut Proj) -> Line {
+pub(super) fn double_step(t: &mut Proj) -> Line {
     let b = t.y.square();
     let c = t.z.square();
     let e = mul_by_twist_b(&c.double().add(&c)); // 3b'Z²
@@ -100,7 +103,7 @@ fn double_step(t: &mut Proj) -> Line {
 /// Mixed addition step: T ← T + Q (Q affine) and the chord through them:
 /// with θ = Y − yQ·Z, λ = X − xQ·Z, l = (θ·xQ − λ·yQ) + λ·yP·v − θ·xP·w².
 #[inline(always)]
-fn add_step(t: &mut Proj, q: &G2Affine) -> Line {
+pub(super) fn add_step(t: &mut Proj, q: &G2Affine) -> Line {
     let theta = t.y.sub(&q.y.mul(&t.z));
     let lambda = t.x.sub(&q.x.mul(&t.z));
     let c = theta.square();
@@ -174,7 +177,17 @@ impl Drop for G2Prepared {
 
 /// The Miller loop of several pairs sharing one chain of squarings:
 /// Π f_i before the final exponentiation. Constant time in the points.
+/// On the IFMA lanes when the CPU has them ([`super::pairing_ifma`]).
 pub fn multi_miller_loop_prepared(pairs: &[(&G1Affine, &G2Prepared)]) -> Fp12 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        return ifma::multi_miller_loop_prepared(t, pairs);
+    }
+    multi_miller_loop_prepared_scalar(pairs)
+}
+
+/// [`multi_miller_loop_prepared`] on the scalar tower.
+pub fn multi_miller_loop_prepared_scalar(pairs: &[(&G1Affine, &G2Prepared)]) -> Fp12 {
     let mut f = Fp12::ONE;
     let mut idx = 0;
     let top = ATE_NAF_TOP;
@@ -202,8 +215,18 @@ pub fn multi_miller_loop_prepared(pairs: &[(&G1Affine, &G2Prepared)]) -> Fp12 {
     f
 }
 
-/// The Miller loop for one pair, computing lines on the fly.
+/// The Miller loop for one pair, computing lines on the fly; on the IFMA
+/// lanes when the CPU has them.
 pub fn miller_loop(p: &G1Affine, q: &G2Affine) -> Fp12 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = <crate::cpu::Ifma as crate::cpu::Token>::get() {
+        return ifma::miller_loop(t, p, q);
+    }
+    miller_loop_scalar(p, q)
+}
+
+/// [`miller_loop`] on the scalar tower.
+pub fn miller_loop_scalar(p: &G1Affine, q: &G2Affine) -> Fp12 {
     let mut f = Fp12::ONE;
     let mut t = Proj { x: q.x, y: q.y, z: Fp2::ONE };
     let nq = q.neg();
