@@ -123,7 +123,10 @@ impl FConsts {
             post_lo: load16(&POST_LO),
             post_hi: load16(&POST_LIN_HI),
             nib: vdupq_n_u8(0x0f),
-            s0_mask: vreinterpretq_u8_u16(vdupq_n_u16(0xff00)),
+            // Opaque to the compiler, which would otherwise see the byte
+            // pattern and turn `BSL` into XTN + UZP2 + ZIP1 (one more
+            // instruction on F's chain).
+            s0_mask: core::hint::black_box(vreinterpretq_u8_u16(vdupq_n_u16(0xff00))),
             q0: load16(&Q0),
             q1: load16(&Q1),
             y1: load16(&Y1),

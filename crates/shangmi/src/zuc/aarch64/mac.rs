@@ -15,11 +15,18 @@ use core::arch::aarch64::*;
 use crate::cpu::PmullNeon;
 use crate::zuc::spec;
 
-/// Carry-less product of 64-bit lanes `I` of `a` and `b`.
+/// Carry-less product of the low 64-bit lanes of `a` and `b` (`PMULL`).
 #[inline]
 #[target_feature(enable = "neon,aes")]
-fn pmull<const I: i32>(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-    vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<I>(a), vgetq_lane_u64::<I>(b)))
+fn pmull_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(a), vgetq_lane_u64::<0>(b)))
+}
+
+/// Carry-less product of the high 64-bit lanes of `a` and `b` (`PMULL2`).
+#[inline]
+#[target_feature(enable = "neon,aes")]
+fn pmull_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(a), vreinterpretq_p64_u64(b)))
 }
 
 #[inline(never)]
@@ -41,16 +48,17 @@ fn window_xor_impl(msg: &[u8], ks: &[u32]) -> u32 {
             )
         };
         let m = vreinterpretq_u32_u8(vrbitq_u8(m));
-        // (m0, m1) and (m2, m3) zero-extended to 64-bit lanes
-        let mlo = vmovl_u32(vget_low_u32(m));
-        let mhi = vmovl_high_u32(m);
+        // (m0, 0, m1, 0) and (m2, 0, m3, 0): 64-bit lanes, zero-extended
+        let zero = vdupq_n_u32(0);
+        let mlo = vreinterpretq_u64_u32(vzip1q_u32(m, zero));
+        let mhi = vreinterpretq_u64_u32(vzip2q_u32(m, zero));
         // 64-bit lanes ks[j] << 32 | ks[j+1] for j = 4b .. 4b+3
         let klo = vreinterpretq_u64_u32(vzip1q_u32(k1, k0));
         let khi = vreinterpretq_u64_u32(vzip2q_u32(k1, k0));
-        acc0 = veorq_u64(acc0, pmull::<0>(klo, mlo));
-        acc1 = veorq_u64(acc1, pmull::<1>(klo, mlo));
-        acc0 = veorq_u64(acc0, pmull::<0>(khi, mhi));
-        acc1 = veorq_u64(acc1, pmull::<1>(khi, mhi));
+        acc0 = veorq_u64(acc0, pmull_lo(klo, mlo));
+        acc1 = veorq_u64(acc1, pmull_hi(klo, mlo));
+        acc0 = veorq_u64(acc0, pmull_lo(khi, mhi));
+        acc1 = veorq_u64(acc1, pmull_hi(khi, mhi));
     }
     let mut t = (vgetq_lane_u64::<0>(veorq_u64(acc0, acc1)) >> 32) as u32;
     for j in 4 * blocks..words {
