@@ -1,8 +1,9 @@
-//! One ZUC stream on NEON registers (see f.rs for F's step): the LFSR of a
-//! batch runs first (scalar, the portable code: its chain of shifts and
-//! adds is short), then F over the batch with (R1, R2) held in one NEON
-//! register for the whole batch; the keystream words are formed after F's
-//! loop, four at a time, from the (R1, R2) each step started from.
+//! One ZUC stream on NEON registers (see f.rs for F's step): F runs over a
+//! batch of words with (R1, R2) held in one NEON register, and the same
+//! loop advances the batch's LFSR (scalar, one cell per word, ahead of what
+//! F reads), so the LFSR's chain overlaps F's instead of adding to it, as
+//! on x86-64; the keystream words are formed after the loop from the
+//! (R1, R2) each step started from.
 //!
 //! Why this shape: one stream's keystream is a serial chain through F's
 //! registers, so its speed is the latency of one F step (the add, L1/L2,
@@ -33,16 +34,23 @@ struct Stream {
     z: [u32; BATCH],
 }
 
-/// F over words 0..n of a batch whose LFSR cells are in `cells`: writes the
-/// (R1, R2) each word starts from into `rs` and returns the final (R1, R2).
-/// Not inlined, so that the static-analysis script finds its loop.
+/// F over words 0..n of a batch whose first 16 LFSR cells are in `cells`,
+/// computing cells 16..16 + n on the way (work mode, reduced to [1, p]):
+/// writes the (R1, R2) each word starts from into `rs` and returns the
+/// final (R1, R2). Word i's F reads cells up to i + 11, and the loop
+/// writes cell i + 16, so the two chains are independent. Not inlined, so
+/// that the static-analysis script finds its loop.
 #[inline(never)]
 #[target_feature(enable = "neon,aes")]
-fn f_batch_impl(cells: &[u32; 16 + BATCH], n: usize, r1: u32, r2: u32, rs: &mut [[u32; 2]; BATCH]) -> (u32, u32) {
+fn f_batch_impl(cells: &mut [u32; 16 + BATCH], n: usize, r1: u32, r2: u32, rs: &mut [[u32; 2]; BATCH]) -> (u32, u32) {
     let k = FConsts::new();
     // SAFETY: reads the 4 words of a local array.
     let mut r = vreinterpretq_u8_u32(unsafe { vld1q_u32([r1, r2, r1, r2].as_ptr()) });
+    // s15 chained in a register, as in `spec::lfsr_run`.
+    let mut last = cells[15] as u64;
     for (i, rs_i) in rs.iter_mut().enumerate().take(n.min(BATCH)) {
+        last = spec::fold(spec::fold(spec::lfsr_sum(last, cells[i + 13], cells[i + 10], cells[i + 4], cells[i])));
+        cells[16 + i] = last as u32;
         let s = &cells[i..i + 16];
         // X1 and X2 of bit reorganisation (X0 and X3 are added after F's loop).
         let x1 = ((s[11] & 0xffff) << 16) | (s[9] >> 15);
@@ -65,8 +73,7 @@ impl Stream {
     fn batch(&mut self, n: usize) {
         let n = n.min(BATCH);
         self.cells[..16].copy_from_slice(&self.lfsr);
-        spec::lfsr_run(&mut self.cells, n, 2);
-        (self.r1, self.r2) = f_batch_impl(&self.cells, n, self.r1, self.r2, &mut self.rs);
+        (self.r1, self.r2) = f_batch_impl(&mut self.cells, n, self.r1, self.r2, &mut self.rs);
         for (i, z) in self.z.iter_mut().enumerate().take(n) {
             let x = spec::bit_reorg(&self.cells[i..i + 16]);
             *z = ((x[0] ^ self.rs[i][0]).wrapping_add(self.rs[i][1])) ^ x[3];
