@@ -3,9 +3,11 @@
 # Apple silicon under Linux): cross-built with warnings as errors, so no
 # x86-only item is left ungated, and its tests run under qemu-user with
 # `-cpu max` (every Armv8/v9 extension qemu emulates: NEON, AES, PMULL,
-# SHA3, SM3, SM4), so the aarch64 kernels (sm4ce-128, aese-128, pmull-128,
-# sm3ce-128) run next to the portable paths they are differential-tested
-# against. The whole suite runs once with every backend; then, to keep CI
+# SHA3, SM3, SM4), so the aarch64 kernels (SM4's sm4ce-128 and aese-128,
+# GHASH's pmull-128, SM3's sm3ce-128 and neon-128 lanes, ZUC's
+# aese-pmull-128 and aese-128) run next to the portable paths they are
+# differential-tested against (the tests reach every kernel the CPU and
+# the mask allow, not only the fastest). The whole suite runs once with every backend; then, to keep CI
 # time in check, only the backend-dependent tests (`sm3`, `sm4`, `zuc`,
 # `cpu`) run again under each `SHANGMI_CPU_DISABLE` mask: `sm4,sm3` (AESE
 # S-box for SM4, portable SM3), `aes,pmull` (SM4 instructions, portable

@@ -361,6 +361,8 @@ tokens! {
     ClmulAvx2 = [Ssse3, Sse41, Pclmulqdq, Avx, Avx2, Vpclmulqdq];
     /// VAES and VPCLMULQDQ with AVX-512 F, BW and VL.
     VaesAvx512 = [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Avx512f, Avx512bw, Avx512vl, Vaes, Vpclmulqdq];
+    /// aarch64: Advanced SIMD alone (SM3's four-lane kernel).
+    Neon = [Neon];
     /// aarch64: the SM4 instructions on NEON registers.
     Sm4Neon = [Neon, Sm4];
     /// aarch64: the SM3 instructions on NEON registers.

@@ -16,6 +16,8 @@
 use core::arch::aarch64::*;
 use core::arch::asm;
 
+pub(crate) mod lanes;
+
 use crate::cpu;
 
 /// One round: `SS1` into v5, the next constant into `$t1`, then TT1/TT2.

@@ -48,7 +48,7 @@ impl<'a> Blocks<'a> {
     }
 
     /// Block k (the lane kernels' loads).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     pub(super) fn block(&self, k: usize) -> &[u8] {
         let o = k * BLOCK_SIZE;
         if o < self.data.len() {

@@ -1,6 +1,6 @@
 //! Multi-buffer SM3: 8 (AVX2 or AVX-512VL ymm) or 16 (AVX-512 zmm) messages
 //! compressed side by side, one message per 32-bit lane (the kernels are in
-//! `x86/lanes.rs`).
+//! `x86/lanes.rs`); on aarch64 4 in NEON registers (`aarch64/lanes.rs`).
 //!
 //! [`hash_many`](super::hash_many) sorts the messages by length and hands
 //! batches of similar length to [`hash_batch`]: every message becomes its
@@ -12,7 +12,7 @@
 pub(super) use super::blocks::Blocks;
 use super::compress::Kernel as OneKernel;
 use super::{DIGEST_SIZE, IV};
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::cpu::{self, Token};
 
 pub(super) fn digest(state: &[u32; 8]) -> [u8; DIGEST_SIZE] {
@@ -25,7 +25,8 @@ pub(super) fn digest(state: &[u32; 8]) -> [u8; DIGEST_SIZE] {
 
 /// The process's multi-buffer engine: each variant holds the
 /// [`crate::cpu`] token that proves its features. The lane kernels are
-/// x86-64 code; elsewhere there is none and messages are hashed one by one.
+/// x86-64 and aarch64 code; elsewhere there is none and messages are hashed
+/// one by one.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Lanes {
     /// 8 lanes in ymm or 16 in zmm registers, AVX-512F/VL.
@@ -34,13 +35,20 @@ pub(super) enum Lanes {
     /// 8 lanes in ymm registers, AVX2.
     #[cfg(target_arch = "x86_64")]
     Avx2(cpu::Avx2),
+    /// 4 lanes in NEON registers, on aarch64 cores without the SM3
+    /// instructions (with them one message at a time is faster: see
+    /// bench/NOTES.md).
+    #[cfg(target_arch = "aarch64")]
+    Neon(cpu::Neon),
     /// No lane kernel.
     None,
 }
 
 impl Lanes {
     /// The engine [`crate::cpu`] allows (mask `avx512f` for AVX2, `avx` or
-    /// `avx2` for none), decided once per process.
+    /// `avx2` for none; on aarch64 NEON unless the SM3 instructions are
+    /// there, mask `sm3` to get it on a core that has them), decided once
+    /// per process.
     pub(super) fn auto() -> Lanes {
         #[cfg(target_arch = "x86_64")]
         {
@@ -56,7 +64,14 @@ impl Lanes {
                 }
             })
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        {
+            match (cpu::Sm3Neon::get(), cpu::Neon::get()) {
+                (None, Some(t)) => Lanes::Neon(t),
+                _ => Lanes::None,
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             Lanes::None
         }
@@ -69,6 +84,8 @@ impl Lanes {
             Lanes::Avx512(_) => Some("avx512-512"),
             #[cfg(target_arch = "x86_64")]
             Lanes::Avx2(_) => Some("avx2-256"),
+            #[cfg(target_arch = "aarch64")]
+            Lanes::Neon(_) => Some("neon-128"),
             Lanes::None => None,
         }
     }
@@ -92,6 +109,8 @@ impl Lanes {
             }
             #[cfg(target_arch = "x86_64")]
             Lanes::Avx2(t) => Kernel::Avx2x8(t),
+            #[cfg(target_arch = "aarch64")]
+            Lanes::Neon(t) => Kernel::Neon4(t),
             Lanes::None => Kernel::One,
         }
     }
@@ -111,6 +130,9 @@ pub(super) enum Kernel {
     /// 16 lanes in zmm registers.
     #[cfg(target_arch = "x86_64")]
     Zmm16(cpu::Avx512Vl),
+    /// 4 lanes in NEON registers.
+    #[cfg(target_arch = "aarch64")]
+    Neon4(cpu::Neon),
 }
 
 impl Kernel {
@@ -121,14 +143,20 @@ impl Kernel {
             Kernel::Avx2x8(_) | Kernel::Vlx8(_) => 8,
             #[cfg(target_arch = "x86_64")]
             Kernel::Zmm16(_) => 16,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon4(_) => super::aarch64::lanes::LANES,
         }
     }
 
     /// Every kernel this CPU allows (for the tests).
     #[cfg(test)]
     pub(super) fn available() -> Vec<Kernel> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
         let mut k = vec![Kernel::One];
+        #[cfg(target_arch = "aarch64")]
+        if let Some(t) = cpu::Neon::get() {
+            k.push(Kernel::Neon4(t));
+        }
         #[cfg(target_arch = "x86_64")]
         {
             if let Some(t) = cpu::Avx2::get() {
@@ -155,8 +183,16 @@ pub(super) fn hash_batch(msgs: &[Blocks<'_>], kernel: Kernel, one: OneKernel) ->
 /// cover runs on the one-message kernel `one`.
 pub(super) fn compress_batch(msgs: &[Blocks<'_>], states: &mut [[u32; 8]], kernel: Kernel, one: OneKernel) {
     debug_assert!(msgs.len() <= kernel.lanes() && msgs.len() == states.len());
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+    #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
     let mut done = 0;
+    #[cfg(target_arch = "aarch64")]
+    if msgs.len() >= 2 {
+        if let Kernel::Neon4(t) = kernel {
+            let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
+            super::aarch64::lanes::x4(t, msgs, common, states);
+            done = common;
+        }
+    }
     #[cfg(target_arch = "x86_64")]
     if msgs.len() >= 2 {
         use super::x86::lanes::{x16, x8, x8vl};

@@ -41,7 +41,6 @@ pub mod modes;
 use std::sync::OnceLock;
 use zeroize::Zeroize;
 
-use block::portable;
 use block::Kernel;
 
 pub use modes::ccm::{self, Ccm};
@@ -198,7 +197,7 @@ impl Sm4 {
     }
 
     fn build(key: &[u8; 16], kernel: Kernel) -> Sm4 {
-        let enc = portable::expand_key(key);
+        let enc = kernel.expand_key(key);
         let mut dec = enc;
         dec.reverse();
         Sm4 { enc, dec, kernel }

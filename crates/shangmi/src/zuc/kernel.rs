@@ -10,17 +10,23 @@
 
 use std::sync::OnceLock;
 
+#[cfg(target_arch = "aarch64")]
+use super::aarch64;
 use super::spec;
 #[cfg(target_arch = "x86_64")]
 use super::x86::{self, Form, Sbox};
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::{AesAvx2, Avx512Vl, GfniAvx2, GfniAvx512, Token};
+#[cfg(target_arch = "aarch64")]
+use crate::cpu::{AesNeon, PmullNeon, Token};
 
 /// How one stream's keystream, F's initialisation steps and the MAC inner
 /// product are computed. Every x86-64 kernel computes S0 by `pshufb`
 /// nibble lookups and the MAC with PCLMULQDQ, and precomputes the LFSR and
 /// bit reorganisation 8 words at a time with AVX2; F's step itself runs in
-/// 128-bit registers.
+/// 128-bit registers. The aarch64 kernels compute F on NEON registers, S1
+/// by `AESE` and S0 by `TBL` nibble lookups (see aarch64/f.rs), the MAC
+/// with `PMULL` when it is there.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kernel {
     /// S1 by GFNI (`gf2p8affineqb` + `gf2p8affineinvqb`), AVX-512VL's
@@ -36,6 +42,13 @@ pub(crate) enum Kernel {
     /// S1 by AES-NI, AVX2 only: "aesni-avx2-128".
     #[cfg(target_arch = "x86_64")]
     AesniAvx2(AesAvx2),
+    /// aarch64: F on NEON with S1 by `AESE`, the MAC with `PMULL`:
+    /// "aese-pmull-128".
+    #[cfg(target_arch = "aarch64")]
+    AesePmull((AesNeon, PmullNeon)),
+    /// aarch64: F on NEON with S1 by `AESE`, the MAC portable: "aese-128".
+    #[cfg(target_arch = "aarch64")]
+    Aese(AesNeon),
     /// Plain Rust for any CPU: S0 from register-held 4-bit tables, S1 by
     /// inversion in a tower field, on 32-bit words: "portable-32".
     /// Constant time; several times slower than the SIMD kernels.
@@ -45,7 +58,8 @@ pub(crate) enum Kernel {
 impl Kernel {
     /// The fastest kernel [`crate::cpu`] allows (mask `gfni` for
     /// aesni-avx512-128, `avx512f` for gfni-avx2-128, `avx512f,gfni` for
-    /// aesni-avx2-128, `avx2` or `aes` for portable-32). Decided once per
+    /// aesni-avx2-128, `avx2` or `aes` for portable-32; on aarch64 `pmull`
+    /// for aese-128, `aes` or `neon` for portable-32). Decided once per
     /// process.
     pub(crate) fn auto() -> Kernel {
         static CHOSEN: OnceLock<Kernel> = OnceLock::new();
@@ -54,7 +68,7 @@ impl Kernel {
 
     /// Every kernel this CPU allows, slowest (portable) first.
     pub(crate) fn available() -> Vec<Kernel> {
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
         let mut k = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         if let Some(a) = AesAvx2::get() {
@@ -67,6 +81,13 @@ impl Kernel {
             }
             if let (Some(g), Some(z)) = (GfniAvx2::get(), GfniAvx512::get()) {
                 k.push(Kernel::GfniAvx512((a, g, z)));
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if let Some(a) = AesNeon::get() {
+            k.push(Kernel::Aese(a));
+            if let Some(p) = PmullNeon::get() {
+                k.push(Kernel::AesePmull((a, p)));
             }
         }
         k
@@ -83,6 +104,10 @@ impl Kernel {
             Kernel::GfniAvx2(_) => "gfni-avx2-128",
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniAvx2(_) => "aesni-avx2-128",
+            #[cfg(target_arch = "aarch64")]
+            Kernel::AesePmull(_) => "aese-pmull-128",
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(_) => "aese-128",
             Kernel::Portable => "portable-32",
         }
     }
@@ -96,6 +121,10 @@ impl Kernel {
             | Kernel::AesniAvx512((a, _))
             | Kernel::GfniAvx2((a, _))
             | Kernel::AesniAvx2(a) => Steps::Simd(a),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::AesePmull((a, p)) => Steps::Neon(a, Some(p)),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Aese(a) => Steps::Neon(a, None),
             Kernel::Portable => Steps::Portable,
         }
     }
@@ -113,7 +142,12 @@ impl Kernel {
         };
         #[cfg(target_arch = "x86_64")]
         return Some(x86::generator(a, form, lfsr, r1, r2));
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        return match self {
+            Kernel::AesePmull((a, _)) | Kernel::Aese(a) => Some(aarch64::generator(a, lfsr, r1, r2)),
+            Kernel::Portable => None,
+        };
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             let _ = (lfsr, r1, r2);
             None
@@ -131,6 +165,8 @@ impl Kernel {
             Kernel::GfniAvx2((a, g)) => Lanes::Avx2(Sbox::Gfni(a, g)),
             #[cfg(target_arch = "x86_64")]
             Kernel::AesniAvx512((a, _)) | Kernel::AesniAvx2(a) => Lanes::Avx2(Sbox::Aesni(a)),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::AesePmull(_) | Kernel::Aese(_) => Lanes::One(self),
             Kernel::Portable => Lanes::One(self),
         }
     }
@@ -172,6 +208,9 @@ pub(crate) enum Steps {
     /// AES-NI/PCLMULQDQ with AVX2.
     #[cfg(target_arch = "x86_64")]
     Simd(AesAvx2),
+    /// aarch64: F's step on NEON with `AESE`; the MAC with `PMULL` if given.
+    #[cfg(target_arch = "aarch64")]
+    Neon(AesNeon, Option<PmullNeon>),
     /// Straight from [`spec`].
     Portable,
 }
@@ -183,6 +222,8 @@ impl Steps {
         match self {
             #[cfg(target_arch = "x86_64")]
             Steps::Simd(t) => x86::f_update(t, r1, r2, x1, x2),
+            #[cfg(target_arch = "aarch64")]
+            Steps::Neon(t, _) => aarch64::f_update(t, r1, r2, x1, x2),
             Steps::Portable => spec::f_update(r1, r2, x1, x2),
         }
     }
@@ -195,16 +236,23 @@ impl Steps {
         match self {
             #[cfg(target_arch = "x86_64")]
             Steps::Simd(t) => x86::window_xor(t, msg, ks),
-            Steps::Portable => {
-                let mut t = 0u32;
-                for (j, m) in msg.chunks_exact(4).enumerate() {
-                    let m = u32::from_be_bytes([m[0], m[1], m[2], m[3]]);
-                    t ^= spec::window_word(m, ks[j], ks[j + 1]);
-                }
-                t
-            }
+            #[cfg(target_arch = "aarch64")]
+            Steps::Neon(_, Some(t)) => aarch64::window_xor(t, msg, ks),
+            #[cfg(target_arch = "aarch64")]
+            Steps::Neon(_, None) => spec_window_xor(msg, ks),
+            Steps::Portable => spec_window_xor(msg, ks),
         }
     }
+}
+
+/// [`Steps::window_xor`] straight from [`spec`].
+fn spec_window_xor(msg: &[u8], ks: &[u32]) -> u32 {
+    let mut t = 0u32;
+    for (j, m) in msg.chunks_exact(4).enumerate() {
+        let m = u32::from_be_bytes([m[0], m[1], m[2], m[3]]);
+        t ^= spec::window_word(m, ks[j], ks[j + 1]);
+    }
+    t
 }
 
 /// One stream's keystream generator, taking over an initialised state.

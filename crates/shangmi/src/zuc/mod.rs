@@ -24,8 +24,13 @@
 //! "aesni-avx512-128", "gfni-avx2-128", "aesni-avx2-128" (S1 by GFNI or
 //! AES-NI, F's step in xmm registers with AVX-512VL or AVX2 instructions)
 //! or "portable-32"; many messages on "gfni-512" (zmm lanes), "gfni-256" or
-//! "aesni-256" (ymm lanes), or one after the other.
+//! "aesni-256" (ymm lanes), or one after the other. On aarch64 one stream
+//! runs on "aese-pmull-128" (F on NEON registers, S1 by `AESE`, the MAC by
+//! `PMULL`) or "aese-128" (the MAC portable), and many messages one after
+//! the other on it.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 mod core;
 #[cfg(test)]
 mod diff_tests;

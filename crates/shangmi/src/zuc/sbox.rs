@@ -71,7 +71,7 @@ const fn pack_nibbles(t: &[u8; 16]) -> u64 {
 /// S0's last two steps in one 16-entry table for the SIMD backend:
 /// Q3[n] = rotl5(P3[n] << 4) ^ rotl5(n) on bytes, so that
 /// S0(x) = Q3[t1] ^ (t2 << 1) (the rotation of t2 << 4 by 5 is t2 << 1).
-#[cfg(any(test, target_arch = "x86_64"))]
+#[cfg(any(test, target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) const Q3: [u8; 16] = {
     let mut q = [0u8; 16];
     let mut n = 0;

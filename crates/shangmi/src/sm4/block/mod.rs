@@ -125,6 +125,17 @@ impl Kernel {
         }
     }
 
+    /// The 32 encryption round keys of `key`: `SM4EKEY` on the SM4
+    /// instructions, the portable (constant-time) schedule elsewhere.
+    #[inline]
+    pub(crate) fn expand_key(self, key: &[u8; 16]) -> [u32; 32] {
+        #[cfg(target_arch = "aarch64")]
+        if let Kernel::Sm4e(t) = self {
+            return aarch64::sm4e::expand_key(t, key);
+        }
+        portable::expand_key(key)
+    }
+
     /// One block in place through the latency path (`rk` in encryption or
     /// decryption order).
     #[inline]

@@ -40,10 +40,11 @@ fn l_key(b: u32) -> u32 {
     b ^ b.rotate_left(13) ^ b.rotate_left(23)
 }
 
-const FK: [u32; 4] = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
+/// The key schedule's system parameter FK (GB/T 32907-2016 §7.3).
+pub(crate) const FK: [u32; 4] = [0xa3b1bac6, 0x56aa3350, 0x677d9197, 0xb27022dc];
 
 /// CK_i: byte j is (4i + j) * 7 mod 256.
-const CK: [u32; 32] = {
+pub(crate) const CK: [u32; 32] = {
     let mut ck = [0u32; 32];
     let mut i = 0;
     while i < 32 {

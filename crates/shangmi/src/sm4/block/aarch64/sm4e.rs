@@ -8,6 +8,9 @@
 //! is several cycles and the cores issue one or two per cycle); CBC
 //! encryption is the latency path, one block's 8 dependent `SM4E` per block.
 //!
+//! The key schedule is eight `SM4EKEY`, each giving four round keys from
+//! the previous four and four constants CK.
+//!
 //! Constant time: registers only, no branch or address that depends on the
 //! key or the data (`SM4E` is on Arm's list of data-independent-timing
 //! instructions).
@@ -31,6 +34,45 @@ fn sm4e(mut x: uint32x4_t, k: uint32x4_t) -> uint32x4_t {
              options(pure, nomem, nostack, preserves_flags));
     }
     x
+}
+
+/// Four key-schedule rounds: `k` holds K_i..K_i+3, `ck` CK_i..CK_i+3;
+/// returns K_i+4..K_i+7 (the round keys rk_i..rk_i+3).
+#[inline]
+#[target_feature(enable = "neon,sm4")]
+fn sm4ekey(k: uint32x4_t, ck: uint32x4_t) -> uint32x4_t {
+    let out: uint32x4_t;
+    // SAFETY: as for `sm4e`: the `sm4` target feature makes the instruction
+    // valid; registers only.
+    unsafe {
+        asm!("sm4ekey {d:v}.4s, {n:v}.4s, {m:v}.4s", d = lateout(vreg) out, n = in(vreg) k, m = in(vreg) ck,
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    out
+}
+
+#[target_feature(enable = "neon,sm4")]
+fn expand_key_impl(key: &[u8; 16]) -> [u32; 32] {
+    use crate::sm4::block::portable::{CK, FK};
+    // SAFETY: reads the 4 words of FK.
+    let mut k = veorq_u32(load(key), unsafe { vld1q_u32(FK.as_ptr()) });
+    let mut rk = [0u32; 32];
+    for i in 0..8 {
+        // SAFETY: words 4i..4i+4 of CK and of rk, both 32 words long.
+        unsafe {
+            k = sm4ekey(k, vld1q_u32(CK.as_ptr().add(4 * i)));
+            vst1q_u32(rk.as_mut_ptr().add(4 * i), k);
+        }
+    }
+    k = vdupq_n_u32(0);
+    core::hint::black_box(k);
+    rk
+}
+
+/// The 32 encryption round keys of `key` (GB/T 32907-2016 §7.3).
+pub(crate) fn expand_key(_t: cpu::Sm4Neon, key: &[u8; 16]) -> [u32; 32] {
+    // SAFETY: the token proves NEON and the SM4 instructions.
+    unsafe { expand_key_impl(key) }
 }
 
 /// The 32 round keys as eight registers of four.
@@ -182,4 +224,27 @@ pub(crate) fn ctr32(
 pub(crate) fn cbc_encrypt(_t: cpu::Sm4Neon, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
     // SAFETY: the token proves NEON and the SM4 instructions.
     unsafe { cbc_encrypt_impl(rk, iv, data) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::Token;
+    use crate::sm4::block::portable;
+
+    /// `SM4EKEY`'s schedule against the portable one (checked against the
+    /// standard's example) on the standard's key and random keys.
+    #[test]
+    fn sm4ekey_schedule_matches_portable() {
+        let Some(t) = cpu::Sm4Neon::get() else { return };
+        let mut next = crate::test_rng(0x853c_49e6_748f_ea9b);
+        // GB/T 32907-2016 Appendix A: rk0 and rk31 of its example key.
+        let mut key = [0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10];
+        let rk = expand_key(t, &key);
+        assert_eq!((rk[0], rk[31]), (0xf121_86f9, 0x9124_a012));
+        for _ in 0..200 {
+            assert_eq!(expand_key(t, &key), portable::expand_key(&key), "key {key:02x?}");
+            key = core::array::from_fn(|_| next() as u8);
+        }
+    }
 }
