@@ -14,10 +14,13 @@
 # included, is checked. Exits non-zero on a finding, or if the binary holds
 # no k-masked code at all (the check would prove nothing).
 #
-# Second part: SM2's eight-lane IFMA code (sm2::lanes, ecmult_gen::ifma,
-# field::ifma), as linked into the integration tests, whose sm2_lanes module runs the batch
-# decryption, signing and pool refills. Its constant-time argument is by
-# construction: a secret scalar reaches the lanes only as digit vectors;
+# Second part: SM2's and SM9's eight-lane IFMA code (sm2::lanes,
+# ecmult_gen::ifma, field::ifma; SM9's Fp and Fp12 on lanes, its lane
+# Miller loop and final exponentiation, the GT comb), as linked into the
+# integration tests, whose sm2_lanes and sm9 modules run batch decryption,
+# signing, pool refills and SM9's schemes. Its constant-time argument is by
+# construction (SM9's lane functions are straight-line arithmetic; the GT
+# comb reads its rows through the shared comb's whole-row scan): a secret scalar reaches the lanes only as digit vectors;
 # every lookup reads every entry of its table at addresses fixed by the
 # loop counter and picks each lane's entry in registers, with and/or masks
 # computed from the digits or register permutes indexed by them (vector
@@ -64,14 +67,15 @@ for line in sys.stdin:
 [ -n "$lanes" ] || { echo "ctime: the integration tests did not build" >&2; exit 1; }
 objdump -dC --no-show-raw-insn "$lanes" | awk '
     /^[0-9a-f]+ <.*>:$/ {
-        keep = ($0 ~ /<shangmi::sm2::(lanes|ecmult_gen::ifma|field::ifma)::/) && ($0 !~ /_vartime/)
+        keep = ($0 ~ /<shangmi::(sm2::(lanes|ecmult_gen::ifma|field::ifma)|sm9::(fp_ifma|fp12_ifma|pairing::ifma|final_exp::ifma|gt::comb_mul))/) && ($0 !~ /_vartime/)
         if (keep) print "FUNC " $0
         next
     }
     keep { print }' >"$dis"
-for kernel in mul8_lanes mul_g8_lanes; do
-    grep -q "^FUNC .*lanes::$kernel" "$dis" || {
-        echo "ctime: sm2::lanes::$kernel not found in $(basename "$lanes"): nothing was checked" >&2
+for kernel in sm2::lanes::mul8_lanes sm2::lanes::mul_g8_lanes sm9::fp12_ifma::.*convolve \
+    sm9::fp12_ifma::.*cyclotomic_square_impl sm9::fp12_ifma::.*square_impl; do
+    grep -q "^FUNC .*$kernel" "$dis" || {
+        echo "ctime: $kernel not found in $(basename "$lanes"): nothing was checked" >&2
         exit 1
     }
 done
