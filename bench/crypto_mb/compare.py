@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""shangmi's batched SM2 against Intel's crypto_mb and OpenSSL's P-256 verify,
-same machine, same run, one thread.
+"""shangmi's batched SM2 and SM3 against Intel's crypto_mb and OpenSSL's P-256
+verify (and SM3), same machine, same run, one thread.
 
     python3 bench/crypto_mb/compare.py [--harness PATH] [--alternations N]
                                        [--rounds N] [--batch N] [--round-ms MS]
@@ -8,10 +8,11 @@ same machine, same run, one thread.
 
 Alternates A B A B ... after a warm-up: A = one run of the C harness
 ``mb_bench`` (crypto_mb SM2 verify / k·P / sign on eight AVX-512 IFMA lanes,
-and OpenSSL's P-256 and SM2 verify one at a time), B = the same number of
-timed rounds of shangmi's ``sm2.verify_many`` (and ``sm2.decrypt_many`` when
-the module has it, and ``sm2.sign_many``) on ``--batch`` items with
-``shangmi.set_num_threads(1)``. Times are microseconds per item (per single
+SM3 on sixteen lanes, OpenSSL's P-256 and SM2 verify and SM3 one at a time),
+B = the same number of timed rounds of shangmi's ``sm2.verify_many`` (and
+``sm2.decrypt_many`` when the module has it, and ``sm2.sign_many``) on
+``--batch`` items, and ``sm3.hash_many`` of 16 × 64 KiB against one 64 KiB
+stream, with ``shangmi.set_num_threads(1)``. Times are microseconds per item (per single
 operation); min and median over all rounds of all alternations. Ratios are
 rates: "X vs Y = 2.0" means X does twice as many operations per second as Y.
 
@@ -93,7 +94,7 @@ def timed_rounds(fn: Callable[[], object], items: int, rounds: int, round_ms: fl
     return out
 
 
-def shangmi_ops(batch: int) -> tuple[dict[str, Callable[[], object]], str]:
+def shangmi_ops(batch: int) -> tuple[dict[str, tuple[Callable[[], object], int]], str]:
     import shangmi
     from shangmi import sm2
 
@@ -112,21 +113,31 @@ def shangmi_ops(batch: int) -> tuple[dict[str, Callable[[], object]], str]:
     got = sm2.verify_many(bad)
     if got != [i != batch // 2 for i in range(batch)]:
         sys.exit("shangmi verify_many: wrong verdict on a flipped signature")
-    ops: dict[str, Callable[[], object]] = {"shangmi_verify_many": lambda: sm2.verify_many(items)}
+    ops: dict[str, tuple[Callable[[], object], int]] = {"shangmi_verify_many": (lambda: sm2.verify_many(items), batch)}
 
     signer = keys[0]
     sigs = sm2.sign_many(signer, msgs)
     pub0 = signer.public_key()
     for m, s in zip(msgs, sigs):
         pub0.verify(s, m)
-    ops["shangmi_sign_many"] = lambda: sm2.sign_many(signer, msgs)
+    ops["shangmi_sign_many"] = (lambda: sm2.sign_many(signer, msgs), batch)
 
     if hasattr(sm2, "decrypt_many"):
         pts = [os.urandom(32) for _ in range(batch)]
         cts = [pub0.encrypt(p) for p in pts]
         if sm2.decrypt_many(signer, cts) != pts:
             sys.exit("shangmi decrypt_many returns wrong plaintexts")
-        ops["shangmi_decrypt_many"] = lambda: sm2.decrypt_many(signer, cts)
+        ops["shangmi_decrypt_many"] = (lambda: sm2.decrypt_many(signer, cts), batch)
+
+    # SM3: 16 messages of 64 KiB on one thread (the harness's crypto_mb mb16
+    # row), and one 64 KiB stream; per message.
+    from shangmi import sm3
+
+    blobs = [os.urandom(64 * 1024) for _ in range(16)]
+    if sm3.hash_many(blobs) != [sm3.hash(b) for b in blobs]:
+        sys.exit("shangmi hash_many differs from hashing each message")
+    ops["shangmi_sm3_hash_many"] = (lambda: sm3.hash_many(blobs), 16)
+    ops["shangmi_sm3_64k"] = (lambda: sm3.hash(blobs[0]), 1)
     return ops, f"{shangmi.__file__} (version {getattr(shangmi, '__version__', '?')})"
 
 
@@ -155,15 +166,15 @@ def main() -> None:
 
     # warm-up: one short harness run, each shangmi op for a few rounds
     run_harness(args.harness, 1, args.round_ms / 2, cpu)
-    for fn in ops.values():
-        timed_rounds(fn, args.batch, 3, args.round_ms)
+    for fn, items in ops.values():
+        timed_rounds(fn, items, 3, args.round_ms)
 
     samples: dict[str, list[float]] = defaultdict(list)
     for _ in range(args.alternations):
         for name, vals in run_harness(args.harness, args.rounds, args.round_ms, cpu).items():
             samples[name].extend(vals)
-        for name, fn in ops.items():
-            samples[name].extend(timed_rounds(fn, args.batch, args.rounds, args.round_ms))
+        for name, (fn, items) in ops.items():
+            samples[name].extend(timed_rounds(fn, items, args.rounds, args.round_ms))
 
     stat = {n: (min(v), statistics.median(v)) for n, v in samples.items()}
     v_min, v_med = stat["openssl_p256_verify"]
@@ -184,6 +195,9 @@ def main() -> None:
     ratio("shangmi_decrypt_many", "openssl_p256_verify", "shangmi decrypt_many / OpenSSL P-256 verify", "(want >= 3.0)")
     ratio("shangmi_decrypt_many", "crypto_mb_sm2_ecdh", "shangmi decrypt_many / crypto_mb SM2 k*P (ecdh)")
     ratio("shangmi_sign_many", "crypto_mb_sm2_sign", "shangmi sign_many / crypto_mb SM2 sign")
+    ratio("shangmi_sm3_hash_many", "crypto_mb_sm3_mb16", "shangmi SM3 hash_many / crypto_mb SM3 mb16 (16 x 64 KiB)")
+    ratio("shangmi_sm3_hash_many", "shangmi_sm3_64k", "shangmi SM3 hash_many / shangmi one stream", "(want >= 5)")
+    ratio("shangmi_sm3_64k", "openssl_sm3_64k", "shangmi SM3 one stream / OpenSSL SM3 (64 KiB)")
     print(f"# load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if "shangmi_decrypt_many" not in stat:
         print("(sm2.decrypt_many not in this shangmi build: skipped)")
