@@ -18,6 +18,9 @@ use crate::sm3::{BLOCK_SIZE, IV};
 /// Vector operations on lanes of 32-bit words.
 trait Lanes: Copy {
     const N: usize;
+    /// Whether a rotation is one instruction (`vprold`): then P0 and P1
+    /// rotate twice in parallel rather than by 8 after the first rotation.
+    const FAST_ROL: bool;
     fn add(self, b: Self) -> Self;
     fn xor(self, b: Self) -> Self;
     fn and(self, b: Self) -> Self;
@@ -66,9 +69,10 @@ trait Lanes: Copy {
 }
 
 macro_rules! lanes_impl {
-    ($t:ty, $n:expr, $add:ident, $xor:ident, $and:ident, $or:ident, $set1:ident, $load:ident, $store:ident, $rol:ident, $gather:expr, $rol8:expr, $bswap:expr $(, $block_words:path)? $(; $tern:ident)?) => {
+    ($t:ty, $n:expr, $fast:expr, $add:ident, $xor:ident, $and:ident, $or:ident, $set1:ident, $load:ident, $store:ident, $rol:ident, $gather:expr, $rol8:expr, $bswap:expr $(, $block_words:path)? $(; $tern:ident)?) => {
         impl Lanes for $t {
             const N: usize = $n;
+            const FAST_ROL: bool = $fast;
             // SAFETY (every method): the trait is private and its methods
             // are only called from `multi`, an unsafe fn whose callers are
             // the token-gated entry points that enable the features.
@@ -147,6 +151,7 @@ macro_rules! lanes_impl {
 lanes_impl!(
     __m256i,
     8,
+    false,
     _mm256_add_epi32,
     _mm256_xor_si256,
     _mm256_and_si256,
@@ -221,6 +226,7 @@ unsafe fn block_words256(blocks: [&[u8]; 16]) -> [__m256i; 16] {
 lanes_impl!(
     __m512i,
     16,
+    true,
     _mm512_add_epi32,
     _mm512_xor_si512,
     _mm512_and_si512,
@@ -269,6 +275,7 @@ struct Vl256(__m256i);
 
 impl Lanes for Vl256 {
     const N: usize = 8;
+    const FAST_ROL: bool = true;
     // SAFETY (every method): as for the macro-made impls; the callers
     // enable AVX-512F/VL, which include AVX2.
     #[inline(always)]
@@ -365,15 +372,25 @@ unsafe fn multi<V: Lanes>(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32
         }
         V::from_words(&w)
     });
-    // x <<< 17 = (x <<< 9) <<< 8 and x <<< 23 = (x <<< 15) <<< 8: on AVX2
-    // the rotation by 8 is one byte shuffle instead of two shifts and an OR.
+    // On AVX2, x <<< 17 = (x <<< 9) <<< 8 and x <<< 23 = (x <<< 15) <<< 8:
+    // the rotation by 8 is one byte shuffle instead of two shifts and an
+    // OR. With `vprold` both rotations are one instruction each and
+    // independent, one rotation shorter on the path to the next E.
     let p0 = |x: V| {
         let r9 = x.rol::<9>();
-        x.xor3(r9, r9.rol8())
+        if V::FAST_ROL {
+            x.xor3(r9, x.rol::<17>())
+        } else {
+            x.xor3(r9, r9.rol8())
+        }
     };
     let p1 = |x: V| {
         let r15 = x.rol::<15>();
-        x.xor3(r15, r15.rol8())
+        if V::FAST_ROL {
+            x.xor3(r15, x.rol::<23>())
+        } else {
+            x.xor3(r15, r15.rol8())
+        }
     };
     let mut buf = [0u8; 16 * BLOCK_SIZE];
     for k in 0..common {
@@ -381,40 +398,66 @@ unsafe fn multi<V: Lanes>(msgs: &[Blocks<'_>], common: usize, states: &mut [[u32
         for (l, b) in blocks.iter_mut().enumerate().take(V::N) {
             *b = lane(l).block(k);
         }
-        let mut w = [V::splat(0); 68];
-        w[..16].copy_from_slice(&V::block_words(blocks, &mut buf));
-        for j in 16..68 {
-            w[j] = p1(w[j - 16].xor3(w[j - 9], w[j - 3].rol::<15>())).xor3(w[j - 13].rol::<7>(), w[j - 6]);
-        }
+        // The message schedule is a ring of 16 words: slot m % 16 holds
+        // W[m] from the round that computes it (j = m - 4, so that round j
+        // has W[j] and W[j + 4]) until round m + 12 overwrites it with
+        // W[m + 16]. All 64 rounds are unrolled by the macros below, so every
+        // index is a constant and the ring and the state stay in registers.
+        let mut w = V::block_words(blocks, &mut buf);
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = st;
+        // One round on the named state: instead of moving every word down
+        // a place, the round writes its new A into `d` and its new E into
+        // `h`, and the caller rotates the names (d, a, b, c, h, e, f, g).
         // The sums are grouped so that the terms ready early (T_j, h, d,
         // the message words, then A <<< 12) are added first: E, the last
         // input a round gets, goes through two additions and a rotation
         // before the next round's E, not four.
         macro_rules! round {
-            ($j:expr, $ff:ident, $gg:ident) => {{
-                let j = $j;
-                let a12 = a.rol::<12>();
-                let ss1 = a12.add(V::splat(crate::sm3::consts::T[j])).add(e).rol::<7>();
+            ($j:expr, $ff:ident, $gg:ident, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident) => {{
+                const J: usize = $j;
+                if J >= 12 {
+                    // W[J + 4] over W[J - 12] in slot (J + 4) % 16.
+                    let m = J + 4;
+                    // (m + 16 - i) % 16 for W[m - i]: no subtraction to
+                    // overflow in the rounds (J < 12) that skip this.
+                    w[m % 16] = p1(w[m % 16].xor3(w[(m + 7) % 16], w[(m + 13) % 16].rol::<15>()))
+                        .xor3(w[(m + 3) % 16].rol::<7>(), w[(m + 10) % 16]);
+                }
+                let a12 = $a.rol::<12>();
+                let ss1 = a12.add(V::splat(crate::sm3::consts::T[J])).add($e).rol::<7>();
                 let ss2 = ss1.xor(a12);
-                let tt1 = a.$ff(b, c).add(d.add(w[j].xor(w[j + 4]))).add(ss2);
-                let tt2 = e.$gg(f, g).add(h.add(w[j])).add(ss1);
-                d = c;
-                c = b.rol::<9>();
-                b = a;
-                a = tt1;
-                h = g;
-                g = f.rol::<19>();
-                f = e;
-                e = p0(tt2);
+                let tt1 = $a.$ff($b, $c).add($d.add(w[J % 16].xor(w[(J + 4) % 16]))).add(ss2);
+                let tt2 = $e.$gg($f, $g).add($h.add(w[J % 16])).add(ss1);
+                $b = $b.rol::<9>();
+                $f = $f.rol::<19>();
+                $d = tt1;
+                $h = p0(tt2);
             }};
         }
-        for j in 0..16 {
-            round!(j, xor3, xor3);
+        macro_rules! rounds4 {
+            ($j:expr, $ff:ident, $gg:ident) => {{
+                round!($j, $ff, $gg, a, b, c, d, e, f, g, h);
+                round!($j + 1, $ff, $gg, d, a, b, c, h, e, f, g);
+                round!($j + 2, $ff, $gg, c, d, a, b, g, h, e, f);
+                round!($j + 3, $ff, $gg, b, c, d, a, f, g, h, e);
+            }};
         }
-        for j in 16..64 {
-            round!(j, maj, choose);
-        }
+        rounds4!(0, xor3, xor3);
+        rounds4!(4, xor3, xor3);
+        rounds4!(8, xor3, xor3);
+        rounds4!(12, xor3, xor3);
+        rounds4!(16, maj, choose);
+        rounds4!(20, maj, choose);
+        rounds4!(24, maj, choose);
+        rounds4!(28, maj, choose);
+        rounds4!(32, maj, choose);
+        rounds4!(36, maj, choose);
+        rounds4!(40, maj, choose);
+        rounds4!(44, maj, choose);
+        rounds4!(48, maj, choose);
+        rounds4!(52, maj, choose);
+        rounds4!(56, maj, choose);
+        rounds4!(60, maj, choose);
         for (s, v) in st.iter_mut().zip([a, b, c, d, e, f, g, h]) {
             *s = s.xor(v);
         }
