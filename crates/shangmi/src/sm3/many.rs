@@ -92,16 +92,17 @@ impl Lanes {
 
     /// The kernel for `n` messages spread over `threads` threads: the one
     /// that finishes first when every thread takes whole batches in turn.
-    /// On Zen 4 a 16-lane batch takes about 5/3 the time of an 8-lane one
-    /// (bench/NOTES.md), so 16 messages on two threads go as two 8-lane
-    /// batches, 32 as two 16-lane ones.
+    /// On Zen 4 a 16-lane batch takes about 1.9 times as long as an 8-lane
+    /// one since the kernels were unrolled (2026-12-07, bench/NOTES.md), so
+    /// 16 messages on two threads go as two 8-lane batches, 32 as two
+    /// 16-lane ones.
     pub(super) fn choose(self, n: usize, threads: usize) -> Kernel {
         let rounds = |lanes: usize| n.div_ceil(lanes).div_ceil(threads.max(1));
         let _ = rounds;
         match self {
             #[cfg(target_arch = "x86_64")]
             Lanes::Avx512(t) => {
-                if 3 * rounds(8) <= 5 * rounds(16) {
+                if 10 * rounds(8) <= 19 * rounds(16) {
                     Kernel::Vlx8(t)
                 } else {
                     Kernel::Zmm16(t)

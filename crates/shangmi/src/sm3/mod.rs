@@ -201,7 +201,9 @@ pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; DIGEST_SIZE]> {
     use rayon::prelude::*;
     // Below ~64 KiB in total, thread hand-off costs more than it saves.
     let total: usize = messages.iter().map(|m| m.len() + BLOCK_SIZE).sum();
-    let parallel = total >= 1 << 16 && messages.len() >= 2;
+    // One thread allowed: run on the calling thread (a hand-off to the
+    // pool's one thread would only add a wake-up and a wait).
+    let parallel = total >= 1 << 16 && messages.len() >= 2 && crate::par::num_threads() > 1;
     let threads = if parallel { crate::par::num_threads() } else { 1 };
     let one = Kernel::auto();
     let kernel = many::Lanes::auto().choose(messages.len(), threads);
