@@ -5,8 +5,8 @@ against GmSSL's C library (``libgmssl.so`` through ctypes, see
 :mod:`shangmi._bench.gmssl_lib`), alternating with ours in this process.
 
 Run: ``python -m shangmi.cli bench sm2`` (add ``--quick`` for fewer rounds,
-``--peers`` for GmSSL). After the tables it prints the issue-3 targets and,
-with GmSSL, the issue-12 targets as explicit ratios.
+``--peers`` for GmSSL). After the tables it prints the speed targets against
+OpenSSL and, with GmSSL, those against GmSSL's C library as explicit ratios.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _compare_cpu(name: str, cands: dict[str, Callable[[], object]], rounds: int,
 def _gmssl_c(key: sm2.PrivateKey, rounds: int) -> Iterator[Comparison]:
     """shangmi from Python against GmSSL's C library through ctypes, one
     alternating comparison per operation (random keys on both sides); the
-    first candidate of each is what the issue-12 target compares."""
+    first candidate of each is what the target against GmSSL compares."""
     lib = gmssl_lib.load()
     g = gmssl_lib.sm2_peer(lib, MSG, PT32) if lib is not None else None
     if g is None:
