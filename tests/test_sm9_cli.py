@@ -129,5 +129,5 @@ def test_bench_sm9_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     v = Candidate("V = openssl speed P-256 verify", lambda: None, [100e-6])
     fast, slow = Candidate("pairing", lambda: None, [400e-6]), Candidate("extract sign", lambda: None, [300e-6])
     table = bench.v_table(Comparison("x", None, [fast, slow, v]))
-    assert "pairing" in table and "4.00 V" in table and "target ≤ 5 V: MET" in table
+    assert "pairing" in table and "4.00 V" in table and "target ≤ 4 V: MET" in table
     assert "3.00 V   target ≤ 2 V: not met" in table
