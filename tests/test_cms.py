@@ -54,8 +54,11 @@ def test_sign_uid(pki: Pki) -> None:
 def test_tampered_signed_data(pki: Pki, form: dict[str, str]) -> None:
     data = b"pay 100 yuan to alice"
     msg = cms.sign(data, pki.leaf, pki.leaf_key, **form)  # type: ignore[arg-type]
+    # Only the content changes (a bare b"100" can also occur in the
+    # certificates' validity times, e.g. any notBefore minted at 10:0x).
+    assert msg.count(b"pay 100 yuan") == 1
     with pytest.raises(shangmi.InvalidSignature):
-        cms.verify(msg.replace(b"100", b"900"))
+        cms.verify(msg.replace(b"pay 100 yuan", b"pay 900 yuan"))
     det = cms.sign(data, pki.leaf, pki.leaf_key, detached=True, **form)  # type: ignore[arg-type]
     with pytest.raises(shangmi.InvalidSignature):
         cms.verify(det, data=data + b"!")
