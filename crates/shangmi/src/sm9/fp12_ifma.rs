@@ -382,30 +382,7 @@ mod tests {
     use crate::cpu::Token;
     use subtle::ConstantTimeEq;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        /// Random coefficients with the edges mixed in (0, 1, p − 1).
-        fn fp(&mut self) -> Fp {
-            match self.next() % 8 {
-                0 => Fp::ZERO,
-                1 => Fp::ONE,
-                2 => Fp::ZERO.sub(&Fp::ONE),
-                _ => Fp::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next()]),
-            }
-        }
-        fn fp2(&mut self) -> Fp2 {
-            Fp2::new(self.fp(), self.fp())
-        }
-        fn fp12(&mut self) -> Fp12 {
-            unflatten(&core::array::from_fn(|_| self.fp()))
-        }
-    }
+    use crate::sm9::test_rng::Sm9Rng;
 
     fn eq(a: &Fp12, b: &Fp12) -> bool {
         bool::from(a.ct_eq(b))
@@ -413,8 +390,8 @@ mod tests {
 
     #[test]
     fn flatten_round_trip_and_constants() {
-        let mut rng = Rng(0x1f12_0000_5eed_0001);
-        let x = rng.fp12();
+        let mut rng = Sm9Rng::new(0x1f12_0000_5eed_0001);
+        let x = rng.fp12_edgy();
         assert!(eq(&unflatten(&flatten(&x)), &x));
         // w·w¹¹ = w¹² = −2 through the scalar tower: the flattening's order.
         let w = |k: usize| unflatten(&core::array::from_fn(|i| if i == k { Fp::ONE } else { Fp::ZERO }));
@@ -433,11 +410,11 @@ mod tests {
             eprintln!("no AVX-512 IFMA (or masked): Fp12 lane tests skipped");
             return;
         };
-        let mut rng = Rng(0x1f12_0000_5eed_0002);
+        let mut rng = Sm9Rng::new(0x1f12_0000_5eed_0002);
         let pm1 = Fp::ZERO.sub(&Fp::ONE);
         let all_pm1 = unflatten(&[pm1; 12]);
         for round in 0..200 {
-            let (a, b) = if round == 0 { (all_pm1, all_pm1) } else { (rng.fp12(), rng.fp12()) };
+            let (a, b) = if round == 0 { (all_pm1, all_pm1) } else { (rng.fp12_edgy(), rng.fp12_edgy()) };
             let (la, lb) = (Fp12x::from_fp12(t, &a), Fp12x::from_fp12(t, &b));
             assert!(eq(&la.to_fp12(t), &a), "round trip {round}");
             let ab = la.mul(t, &lb);
@@ -447,7 +424,7 @@ mod tests {
             let sq = ab.square(t);
             let want_sq = want.square();
             assert!(eq(&sq.to_fp12(t), &want_sq), "square {round}");
-            let (l0, l1, l2) = (rng.fp2(), rng.fp2(), rng.fp2());
+            let (l0, l1, l2) = (rng.fp2_edgy(), rng.fp2_edgy(), rng.fp2_edgy());
             let ln = sq.mul_by_line(t, &l0, &l1, &l2).mul(t, &la);
             let want_ln = want_sq.mul_by_line(&l0, &l1, &l2).mul(&a);
             assert!(eq(&ln.to_fp12(t), &want_ln), "line {round}");
@@ -463,14 +440,14 @@ mod tests {
     #[test]
     fn cyclotomic_lanes_match_scalar() {
         let Some(t) = Ifma::get() else { return };
-        let mut rng = Rng(0x1f12_0000_5eed_0003);
+        let mut rng = Sm9Rng::new(0x1f12_0000_5eed_0003);
         for round in 0..100 {
             // The easy part's map f ↦ f^((p⁶ − 1)(p² + 1)) lands in the
             // cyclotomic subgroup.
             let x = if round == 0 {
                 Fp12::ONE
             } else {
-                let f = rng.fp12();
+                let f = rng.fp12_edgy();
                 let f1 = f.conj().mul(&f.invert());
                 f1.frobenius2().mul(&f1)
             };

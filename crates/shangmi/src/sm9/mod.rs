@@ -197,4 +197,6 @@ pub fn pairing_encoded(p: &[u8], q: &[u8]) -> crate::Result<[u8; 384]> {
 }
 
 #[cfg(test)]
+mod test_rng;
+#[cfg(test)]
 mod tests;

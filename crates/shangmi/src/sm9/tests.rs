@@ -26,30 +26,7 @@ fn vectors() -> serde_json::Value {
     serde_json::from_str(&s).unwrap()
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn fp(&mut self) -> Fp {
-        Fp::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
-    }
-    fn fp2(&mut self) -> Fp2 {
-        Fp2::new(self.fp(), self.fp())
-    }
-    fn fp4(&mut self) -> Fp4 {
-        Fp4::new(self.fp2(), self.fp2())
-    }
-    fn fp12(&mut self) -> Fp12 {
-        Fp12 { c0: self.fp4(), c1: self.fp4(), c2: self.fp4() }
-    }
-    fn scalar(&mut self) -> Scalar {
-        Scalar::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
-    }
-}
+use super::test_rng::Sm9Rng;
 
 fn limbs_of(b: &BigUint) -> Vec<u64> {
     b.to_u64_digits()
@@ -68,7 +45,7 @@ macro_rules! field_axioms {
     ($name:ident, $t:ty, $gen:ident) => {
         #[test]
         fn $name() {
-            let mut r = Rng(0x1234_5678_9abc_def1);
+            let mut r = Sm9Rng::new(0x1234_5678_9abc_def1);
             for _ in 0..20 {
                 let (a, b, c) = (r.$gen(), r.$gen(), r.$gen());
                 let eq = |x: &$t, y: &$t| bool::from(x.ct_eq(y));
@@ -126,7 +103,7 @@ fn frobenius_constants() {
 
 #[test]
 fn frobenius_matches_exponentiation() {
-    let mut r = Rng(7);
+    let mut r = Sm9Rng::new(7);
     let p = limbs_of(&p_big());
     for _ in 0..3 {
         let a = r.fp12();
@@ -155,7 +132,7 @@ fn twist_frobenius_is_the_untwisted_frobenius() {
 
 #[test]
 fn cyclotomic_square_matches_square() {
-    let mut r = Rng(11);
+    let mut r = Sm9Rng::new(11);
     for _ in 0..5 {
         let f = easy_part(&r.fp12());
         assert!(bool::from(f.cyclotomic_square().ct_eq(&f.square())));
@@ -168,7 +145,7 @@ fn exp_by_t_naf_matches_binary_and_plain_power() {
     let sum: i128 = T_NAF.iter().enumerate().map(|(i, &d)| (d as i128) << i).sum();
     assert_eq!(sum, T as i128);
     assert!(T_NAF.windows(2).all(|w| w[0] == 0 || w[1] == 0), "non-adjacent");
-    let mut r = Rng(19);
+    let mut r = Sm9Rng::new(19);
     let f = easy_part(&r.fp12());
     let binary = {
         let mut acc = f;
@@ -187,7 +164,7 @@ fn exp_by_t_naf_matches_binary_and_plain_power() {
 #[test]
 fn karabina_compressed_squares_match_cyclotomic_squares() {
     use super::final_exp::Compressed;
-    let mut r = Rng(23);
+    let mut r = Sm9Rng::new(23);
     for _ in 0..3 {
         let f = easy_part(&r.fp12());
         let mut c = Compressed::of(&f);
@@ -205,7 +182,7 @@ fn karabina_compressed_squares_match_cyclotomic_squares() {
 #[test]
 fn exp_by_t_with_compressed_run_matches_plain_twin() {
     use super::final_exp::{exp_by_t, exp_by_t_plain};
-    let mut r = Rng(29);
+    let mut r = Sm9Rng::new(29);
     for _ in 0..4 {
         let f = easy_part(&r.fp12());
         assert!(bool::from(exp_by_t(&f).ct_eq(&exp_by_t_plain(&f))));
@@ -215,7 +192,7 @@ fn exp_by_t_with_compressed_run_matches_plain_twin() {
 
 #[test]
 fn sparse_line_matches_full_multiplication() {
-    let mut r = Rng(13);
+    let mut r = Sm9Rng::new(13);
     for _ in 0..5 {
         let f = r.fp12();
         let (l0, l1, l2) = (r.fp2(), r.fp2(), r.fp2());
@@ -226,7 +203,7 @@ fn sparse_line_matches_full_multiplication() {
 
 #[test]
 fn final_exponentiation_matches_plain_power() {
-    let mut r = Rng(17);
+    let mut r = Sm9Rng::new(17);
     let e = (p_big().pow(12) - 1u32) / n_big();
     let f = r.fp12();
     assert!(bool::from(final_exponentiation(&f).ct_eq(&f.pow_vartime(&limbs_of(&e)))));
@@ -254,7 +231,7 @@ fn pairing_g_vector_and_properties() {
     assert!(!bool::from(e.is_one()));
     assert!(bool::from(e.pow_vartime(&Sm9N::M).is_one()));
     // Bilinear: e([a]P1, [b]P2) = e(P1, P2)^(ab).
-    let mut r = Rng(19);
+    let mut r = Sm9Rng::new(19);
     let (a, b) = (r.scalar(), r.scalar());
     let lhs = pairing(&g1_mul(&a), &g2_mul(&b));
     let rhs = Gt(e).pow(&a.mul(&b)).0;
@@ -264,7 +241,7 @@ fn pairing_g_vector_and_properties() {
 
 #[test]
 fn prepared_and_multi_pairing_match_plain() {
-    let mut r = Rng(23);
+    let mut r = Sm9Rng::new(23);
     let (a, b, c) = (r.scalar(), r.scalar(), r.scalar());
     let (p, q) = (g1_mul(&a), g2_mul(&b));
     let (p2, q2) = (g1_mul(&c), P2);
@@ -277,7 +254,7 @@ fn prepared_and_multi_pairing_match_plain() {
 
 #[test]
 fn fixed_base_and_window_match_plain_multiplication() {
-    let mut r = Rng(29);
+    let mut r = Sm9Rng::new(29);
     let t1 = comb(&P1.to_jacobian());
     let t2 = comb(&P2.to_jacobian());
     let g = Gt(pairing(&P1, &P2));
@@ -383,7 +360,7 @@ fn glv_decomposition_and_product_match_plain() {
             big(&m) % &n
         }
     };
-    let mut r = Rng(31);
+    let mut r = Sm9Rng::new(31);
     let nm1 = Scalar::ZERO.sub(&Scalar::ONE);
     let lam_s = Scalar::from_limbs_reduce(&LAMBDA);
     let mut ks = vec![Scalar::ZERO, Scalar::ONE, nm1, lam_s, lam_s.neg(), Scalar::from_limbs_reduce(&[2, 0, 0, 0])];
@@ -416,7 +393,7 @@ fn ate_naf_is_the_loop_constant() {
 
 #[test]
 fn twist_b_by_additions_matches_the_product() {
-    let mut r = Rng(37);
+    let mut r = Sm9Rng::new(37);
     for _ in 0..20 {
         let x = r.fp2();
         assert!(bool::from(super::pairing::mul_by_twist_b(&x).ct_eq(&g2::B.mul(&x))));

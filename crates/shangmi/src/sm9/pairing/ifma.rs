@@ -97,7 +97,6 @@ mod tests {
     use super::*;
     use crate::cpu::Token;
     use crate::sm9::final_exp::{self, ifma::final_exponentiation};
-    use crate::sm9::fp::Scalar;
     use crate::sm9::g1::P1;
     use crate::sm9::g2::P2;
     use crate::sm9::pairing;
@@ -108,23 +107,7 @@ mod tests {
         bool::from(a.ct_eq(b))
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn scalar(&mut self) -> Scalar {
-            Scalar::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
-        }
-        fn fp12(&mut self) -> Fp12 {
-            Fp12::from_coefficients(&core::array::from_fn(|_| {
-                Fp::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
-            }))
-        }
-    }
+    use crate::sm9::test_rng::Sm9Rng;
 
     /// The lane Miller loops and final exponentiation against their scalar
     /// twins on random points and elements (P1, P2 themselves included).
@@ -134,7 +117,7 @@ mod tests {
             eprintln!("no AVX-512 IFMA (or masked): lane pairing tests skipped");
             return;
         };
-        let mut rng = Rng(0x9a1e_0000_5eed_0001);
+        let mut rng = Sm9Rng::new(0x9a1e_0000_5eed_0001);
         for round in 0..6 {
             let (p, q) = if round == 0 {
                 (P1, P2)
