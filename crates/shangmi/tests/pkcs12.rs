@@ -214,15 +214,7 @@ fn round_trips_every_profile() {
     assert_eq!(Protection::from_name("sm").unwrap(), Protection::Sm);
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+use crate::common::Rng;
 
 #[test]
 fn mutations_never_panic() {

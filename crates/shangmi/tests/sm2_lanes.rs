@@ -13,20 +13,7 @@ use shangmi::sm2::{self, Ciphertext, PrivateKey, PublicKey, Signature, Signature
 
 const SIZES: [usize; 8] = [0, 1, 7, 8, 9, 17, 64, 75];
 
-/// A deterministic stream (xorshift64*): positions and tampering only.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use crate::common::Rng;
 
 fn keys(n: usize) -> Vec<PrivateKey> {
     (0..n).map(|_| PrivateKey::generate().unwrap()).collect()

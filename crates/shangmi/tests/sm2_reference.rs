@@ -248,26 +248,11 @@ fn reference_fp256_key_exchange_example() {
 
 // ---------------------------------------------------------------- 2. differential tests
 
-/// Deterministic test randomness (splitmix64): reproducible failures.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn bytes32(&mut self) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        for c in out.chunks_mut(8) {
-            c.copy_from_slice(&self.next().to_be_bytes());
-        }
-        out
-    }
-    fn below(&mut self, m: &BigUint) -> BigUint {
-        BigUint::from_bytes_be(&self.bytes32()) % m
-    }
+use crate::common::Rng;
+
+/// A uniform-looking value below `m`.
+fn below(rng: &mut Rng, m: &BigUint) -> BigUint {
+    BigUint::from_bytes_be(&rng.bytes32()) % m
 }
 
 fn sm2c() -> Curve {
@@ -294,8 +279,8 @@ fn differential_field_and_scalar() {
     let mut rng = Rng(1);
     let specials = [BigUint::zero(), BigUint::one(), &c.p - 1u32, &c.p - 2u32, BigUint::one() << 255u32];
     for i in 0..400 {
-        let a = if i < specials.len() { specials[i].clone() } else { rng.below(&c.p) };
-        let b = rng.below(&c.p);
+        let a = if i < specials.len() { specials[i].clone() } else { below(&mut rng, &c.p) };
+        let b = below(&mut rng, &c.p);
         let (ab, bb) = (be32(&a), be32(&b));
         assert_eq!(testing::fp_mul(&ab, &bb), be32(&(&a * &b % &c.p)));
         assert_eq!(testing::fp_mul(&ab, &ab), be32(&(&a * &a % &c.p)));
@@ -312,7 +297,7 @@ fn differential_field_and_scalar() {
         let euler = a.modpow(&((&c.p - 1u32) >> 1u32), &c.p);
         assert_eq!(testing::fp_sqrt(&ab).is_some(), a.is_zero() || euler.is_one());
         // Scalars mod n.
-        let (x, y) = (rng.below(&c.n), rng.below(&c.n));
+        let (x, y) = (below(&mut rng, &c.n), below(&mut rng, &c.n));
         assert_eq!(testing::fn_mul(&be32(&x), &be32(&y)), be32(&(&x * &y % &c.n)));
         let xinv = if x.is_zero() { BigUint::zero() } else { c.inv(&x, &c.n) };
         assert_eq!(testing::fn_inv(&be32(&x)), be32(&xinv));
@@ -342,12 +327,12 @@ fn differential_scalar_multiplication() {
     let c = sm2c();
     let mut rng = Rng(2);
     let g = c.g();
-    let p_scalar = rng.below(&c.n);
+    let p_scalar = below(&mut rng, &c.n);
     let p = c.mul(&p_scalar, &g);
     let pk = pk_of(&p);
     let mut ks = edge_scalars(&c);
     for _ in 0..24 {
-        ks.push(rng.below(&c.n));
+        ks.push(below(&mut rng, &c.n));
     }
     for k in &ks {
         let kb = be32(k);
@@ -369,11 +354,11 @@ fn differential_double_mul() {
     let c = sm2c();
     let mut rng = Rng(3);
     let g = c.g();
-    let p = c.mul(&rng.below(&c.n), &g);
+    let p = c.mul(&below(&mut rng, &c.n), &g);
     let pk = pk_of(&p);
     for i in 0..30 {
-        let s = if i < 3 { BigUint::from(i as u32 + 1) } else { rng.below(&c.n) };
-        let t = if i % 5 == 0 { &c.n - 1u32 } else { rng.below(&c.n) };
+        let s = if i < 3 { BigUint::from(i as u32 + 1) } else { below(&mut rng, &c.n) };
+        let t = if i % 5 == 0 { &c.n - 1u32 } else { below(&mut rng, &c.n) };
         let expect = pt_bytes(&c.add(&c.mul(&s, &g), &c.mul(&t, &p)));
         for prepared in [false, true] {
             assert_eq!(testing::double_mul(&be32(&s), &be32(&t), &pk, prepared), expect);
@@ -381,7 +366,7 @@ fn differential_double_mul() {
     }
     // P = G: s = t doubles, s + t = n gives infinity.
     let gk = pk_of(&g);
-    let s = rng.below(&c.n);
+    let s = below(&mut rng, &c.n);
     for prepared in [false, true] {
         assert_eq!(testing::double_mul(&be32(&s), &be32(&s), &gk, prepared), pt_bytes(&c.mul(&(&s * 2u32), &g)));
         assert_eq!(testing::double_mul(&be32(&s), &be32(&(&c.n - &s)), &gk, prepared), None);
@@ -398,7 +383,7 @@ fn differential_sign_encrypt_kex() {
         } else if i == 1 {
             &c.n - 2u32
         } else {
-            rng.below(&c.n)
+            below(&mut rng, &c.n)
         };
         let d = if d.is_zero() { BigUint::one() } else { d };
         let key = PrivateKey::from_bytes(&be32(&d)).unwrap();
@@ -406,7 +391,7 @@ fn differential_sign_encrypt_kex() {
         assert_eq!(key.public_key().to_bytes(false), pt_bytes(&p).unwrap().to_vec());
         let uid = format!("user{i}");
         let msg = format!("message number {i}");
-        let k = rng.below(&c.n);
+        let k = below(&mut rng, &c.n);
         let za = c.z(uid.as_bytes(), &p);
         assert_eq!(key.public_key().z(uid.as_bytes()).unwrap(), za);
         let e = sm3::hash_parts(&[&za, msg.as_bytes()]);
@@ -431,7 +416,8 @@ fn differential_key_exchange() {
     let c = sm2c();
     let mut rng = Rng(5);
     for klen in [16usize, 32, 33, 70] {
-        let (da, db, ra, rb) = (rng.below(&c.n), rng.below(&c.n), rng.below(&c.n), rng.below(&c.n));
+        let (da, db, ra, rb) =
+            (below(&mut rng, &c.n), below(&mut rng, &c.n), below(&mut rng, &c.n), below(&mut rng, &c.n));
         let ka = PrivateKey::from_bytes(&be32(&da)).unwrap();
         let kb = PrivateKey::from_bytes(&be32(&db)).unwrap();
         let (ida, idb) = (b"ALICE123@YAHOO.COM".as_slice(), b"BILL456@YAHOO.COM".as_slice());

@@ -15,30 +15,25 @@ use shangmi::sm9::fp::{Fp, Scalar, T};
 use shangmi::sm9::fp2::Fp2;
 use shangmi::sm9::g2::{self, G2Affine, G2Curve, G2};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn fp(&mut self) -> Fp {
-        Fp::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
-    }
-    fn scalar(&mut self) -> Scalar {
-        Scalar::from_limbs_reduce(&[self.next(), self.next(), self.next(), self.next() >> 1])
-    }
-    /// A random point of E'(Fp2) (x random until x³ + b' is a square).
-    fn twist_point(&mut self) -> G2Affine {
-        loop {
-            let x = Fp2::new(self.fp(), self.fp());
-            let rhs = x.square().mul(&x).add(&g2::B);
-            if let Some(y) = rhs.sqrt_vartime() {
-                let q = Affine { x, y };
-                assert!(bool::from(q.is_on_curve::<G2Curve>()));
-                return q;
-            }
+use crate::common::Rng;
+
+fn fp(rng: &mut Rng) -> Fp {
+    Fp::from_limbs_reduce(&[rng.next(), rng.next(), rng.next(), rng.next() >> 1])
+}
+
+fn scalar(rng: &mut Rng) -> Scalar {
+    Scalar::from_limbs_reduce(&[rng.next(), rng.next(), rng.next(), rng.next() >> 1])
+}
+
+/// A random point of E'(Fp2) (x random until x³ + b' is a square).
+fn twist_point(rng: &mut Rng) -> G2Affine {
+    loop {
+        let x = Fp2::new(fp(rng), fp(rng));
+        let rhs = x.square().mul(&x).add(&g2::B);
+        if let Some(y) = rhs.sqrt_vartime() {
+            let q = Affine { x, y };
+            assert!(bool::from(q.is_on_curve::<G2Curve>()));
+            return q;
         }
     }
 }
@@ -104,7 +99,7 @@ fn g2_fast_subgroup_accepts_g2_points() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
     assert!(agree(&g2::P2));
     for _ in 0..24 {
-        let k = rng.scalar();
+        let k = scalar(&mut rng);
         let q = to_affine(&g2::P2.to_jacobian().mul_vartime(&k.to_canonical())).unwrap();
         assert!(agree(&q));
         assert!(agree(&q.neg()));
@@ -112,7 +107,7 @@ fn g2_fast_subgroup_accepts_g2_points() {
     // Cofactor clearing of random twist points lands in G2.
     let (_, _, _, _, h) = params();
     for _ in 0..8 {
-        let r = rng.twist_point();
+        let r = twist_point(&mut rng);
         let q = to_affine(&r.to_jacobian().mul_vartime(&limbs(&h))).unwrap();
         assert!(agree(&q));
     }
@@ -124,11 +119,11 @@ fn g2_fast_subgroup_rejects_points_outside_g2() {
     let (_, _, n, _, h) = params();
     // Random twist points: in G2 with probability 1/h.
     for _ in 0..24 {
-        assert!(!agree(&rng.twist_point()));
+        assert!(!agree(&twist_point(&mut rng)));
     }
     // [n]R: order dividing h, no G2 component.
     for _ in 0..6 {
-        let r = rng.twist_point();
+        let r = twist_point(&mut rng);
         if let Some(q) = to_affine(&r.to_jacobian().mul_vartime(&limbs(&n))) {
             assert!(!agree(&q));
         }
@@ -140,7 +135,7 @@ fn g2_fast_subgroup_rejects_points_outside_g2() {
         let cof = &n * &h / BigInt::from(ell);
         let mut found = 0;
         while found < 3 {
-            let r = rng.twist_point();
+            let r = twist_point(&mut rng);
             let Some(small) = to_affine(&r.to_jacobian().mul_vartime(&limbs(&cof))) else { continue };
             found += 1;
             // Its order is exactly ℓ (prime): [ℓ]T = O.
@@ -148,7 +143,7 @@ fn g2_fast_subgroup_rejects_points_outside_g2() {
             assert!(bool::from(lt.is_identity()));
             assert!(!agree(&small));
             for _ in 0..3 {
-                let k = rng.scalar();
+                let k = scalar(&mut rng);
                 let g = g2::P2.to_jacobian().mul_vartime(&k.to_canonical());
                 let mixed = to_affine(&Jacobian::add(&g, &small.to_jacobian())).unwrap();
                 assert!(!agree(&mixed));

@@ -177,16 +177,7 @@ fn cms_round_trips() {
     }
 }
 
-/// xorshift64*: a deterministic mutation source.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use crate::common::Rng;
 
 fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut v = seed.to_vec();

@@ -99,3 +99,31 @@ pub fn wycheproof_valid(test: &Value) -> Option<bool> {
 pub fn has_flag(test: &Value, flag: &str) -> bool {
     test["flags"].as_array().is_some_and(|f| f.iter().any(|x| x == flag))
 }
+
+/// The tests' deterministic generator of arbitrary (not secret) data
+/// (splitmix64: any seed, 0 and small ones included, starts well mixed),
+/// so a failure replays from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A position or count below `n` (the modulo bias is irrelevant here).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn bytes32(&mut self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for c in out.chunks_mut(8) {
+            c.copy_from_slice(&self.next().to_be_bytes());
+        }
+        out
+    }
+}
