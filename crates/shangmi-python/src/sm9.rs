@@ -85,64 +85,73 @@ impl Sm9SignMasterPublicKey {
     }
 }
 
-#[pyclass(name = "Sm9SignMasterKey", module = "shangmi._native", frozen)]
-pub(crate) struct Sm9SignMasterKey {
-    inner: sm9::SignMasterKey,
+/// A master key class (signing or encryption: the same surface over
+/// `shangmi::sm9`'s two master key types): `$class` named `$name` in Python,
+/// wrapping `$core`, its public key class `$public` and user key class `$user`.
+macro_rules! master_key_class {
+    ($class:ident, $name:tt, $core:path, $public:ident, $user:ident) => {
+        #[pyclass(name = $name, module = "shangmi._native", frozen)]
+        pub(crate) struct $class {
+            inner: $core,
+        }
+
+        #[pymethods]
+        impl $class {
+            #[staticmethod]
+            fn generate(py: Python<'_>) -> PyResult<Self> {
+                Ok($class { inner: py.detach(<$core>::generate).py_err()? })
+            }
+
+            #[staticmethod]
+            fn from_bytes(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
+                let d = data.as_slice();
+                Ok($class { inner: py.detach(|| <$core>::from_bytes(d)).py_err()? })
+            }
+
+            #[staticmethod]
+            #[pyo3(signature = (data, password=None))]
+            fn from_der(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+                let (d, pw) = (data.as_slice(), opt_slice(&password));
+                Ok($class { inner: py.detach(|| <$core>::from_der(d, pw)).py_err()? })
+            }
+
+            #[staticmethod]
+            #[pyo3(signature = (data, password=None))]
+            fn from_pem(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
+                let (d, pw) = (data.as_slice(), opt_slice(&password));
+                Ok($class { inner: py.detach(|| <$core>::from_pem(d, pw)).py_err()? })
+            }
+
+            #[pyo3(signature = (password=None))]
+            fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+                let pw = opt_slice(&password);
+                Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
+            }
+
+            #[pyo3(signature = (password=None))]
+            fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
+                let pw = opt_slice(&password);
+                Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
+            }
+
+            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, self.inner.to_bytes().as_ref())
+            }
+
+            fn public_key(&self) -> $public {
+                $public { inner: self.inner.public_key().clone() }
+            }
+
+            fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: Uint<u32>) -> PyResult<$user> {
+                let uid = uid.as_slice();
+                let hid = self::hid(hid)?;
+                Ok($user { inner: py.detach(|| self.inner.extract(uid, hid)).py_err()? })
+            }
+        }
+    };
 }
 
-#[pymethods]
-impl Sm9SignMasterKey {
-    #[staticmethod]
-    fn generate(py: Python<'_>) -> PyResult<Self> {
-        Ok(Sm9SignMasterKey { inner: py.detach(sm9::SignMasterKey::generate).py_err()? })
-    }
-
-    #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(Sm9SignMasterKey { inner: py.detach(|| sm9::SignMasterKey::from_bytes(d)).py_err()? })
-    }
-
-    #[staticmethod]
-    #[pyo3(signature = (data, password=None))]
-    fn from_der(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
-        let (d, pw) = (data.as_slice(), opt_slice(&password));
-        Ok(Sm9SignMasterKey { inner: py.detach(|| sm9::SignMasterKey::from_der(d, pw)).py_err()? })
-    }
-
-    #[staticmethod]
-    #[pyo3(signature = (data, password=None))]
-    fn from_pem(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
-        let (d, pw) = (data.as_slice(), opt_slice(&password));
-        Ok(Sm9SignMasterKey { inner: py.detach(|| sm9::SignMasterKey::from_pem(d, pw)).py_err()? })
-    }
-
-    #[pyo3(signature = (password=None))]
-    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
-        let pw = opt_slice(&password);
-        Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
-    }
-
-    #[pyo3(signature = (password=None))]
-    fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
-        let pw = opt_slice(&password);
-        Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
-    }
-
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.to_bytes().as_ref())
-    }
-
-    fn public_key(&self) -> Sm9SignMasterPublicKey {
-        Sm9SignMasterPublicKey { inner: self.inner.public_key().clone() }
-    }
-
-    fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: Uint<u32>) -> PyResult<Sm9SignPrivateKey> {
-        let uid = uid.as_slice();
-        let hid = self::hid(hid)?;
-        Ok(Sm9SignPrivateKey { inner: py.detach(|| self.inner.extract(uid, hid)).py_err()? })
-    }
-}
+master_key_class!(Sm9SignMasterKey, "Sm9SignMasterKey", sm9::SignMasterKey, Sm9SignMasterPublicKey, Sm9SignPrivateKey);
 
 #[pyclass(name = "Sm9SignPrivateKey", module = "shangmi._native", frozen)]
 pub(crate) struct Sm9SignPrivateKey {
@@ -298,64 +307,7 @@ impl Sm9EncMasterPublicKey {
     }
 }
 
-#[pyclass(name = "Sm9EncMasterKey", module = "shangmi._native", frozen)]
-pub(crate) struct Sm9EncMasterKey {
-    inner: sm9::EncMasterKey,
-}
-
-#[pymethods]
-impl Sm9EncMasterKey {
-    #[staticmethod]
-    fn generate(py: Python<'_>) -> PyResult<Self> {
-        Ok(Sm9EncMasterKey { inner: py.detach(sm9::EncMasterKey::generate).py_err()? })
-    }
-
-    #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: Bytes<'_>) -> PyResult<Self> {
-        let d = data.as_slice();
-        Ok(Sm9EncMasterKey { inner: py.detach(|| sm9::EncMasterKey::from_bytes(d)).py_err()? })
-    }
-
-    #[staticmethod]
-    #[pyo3(signature = (data, password=None))]
-    fn from_der(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
-        let (d, pw) = (data.as_slice(), opt_slice(&password));
-        Ok(Sm9EncMasterKey { inner: py.detach(|| sm9::EncMasterKey::from_der(d, pw)).py_err()? })
-    }
-
-    #[staticmethod]
-    #[pyo3(signature = (data, password=None))]
-    fn from_pem(py: Python<'_>, data: Bytes<'_>, password: Option<Bytes<'_>>) -> PyResult<Self> {
-        let (d, pw) = (data.as_slice(), opt_slice(&password));
-        Ok(Sm9EncMasterKey { inner: py.detach(|| sm9::EncMasterKey::from_pem(d, pw)).py_err()? })
-    }
-
-    #[pyo3(signature = (password=None))]
-    fn to_der<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
-        let pw = opt_slice(&password);
-        Ok(PyBytes::new(py, &py.detach(|| self.inner.to_der(pw)).py_err()?))
-    }
-
-    #[pyo3(signature = (password=None))]
-    fn to_pem<'py>(&self, py: Python<'py>, password: Option<Bytes<'_>>) -> PyResult<Bound<'py, PyBytes>> {
-        let pw = opt_slice(&password);
-        Ok(PyBytes::new(py, py.detach(|| self.inner.to_pem(pw)).py_err()?.as_bytes()))
-    }
-
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.inner.to_bytes().as_ref())
-    }
-
-    fn public_key(&self) -> Sm9EncMasterPublicKey {
-        Sm9EncMasterPublicKey { inner: self.inner.public_key().clone() }
-    }
-
-    fn extract(&self, py: Python<'_>, uid: Bytes<'_>, hid: Uint<u32>) -> PyResult<Sm9EncPrivateKey> {
-        let uid = uid.as_slice();
-        let hid = self::hid(hid)?;
-        Ok(Sm9EncPrivateKey { inner: py.detach(|| self.inner.extract(uid, hid)).py_err()? })
-    }
-}
+master_key_class!(Sm9EncMasterKey, "Sm9EncMasterKey", sm9::EncMasterKey, Sm9EncMasterPublicKey, Sm9EncPrivateKey);
 
 #[pyclass(name = "Sm9EncPrivateKey", module = "shangmi._native", frozen)]
 pub(crate) struct Sm9EncPrivateKey {
