@@ -37,7 +37,6 @@ use shangmi::tls::{CipherSuite, ClientConfig, Connection, Identity, ServerConfig
 use shangmi::x509::{verify_chain, Certificate, Options};
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const RECORD: usize = 16384;
@@ -47,18 +46,10 @@ const BULK_SUFFIX: &str = ", 256 KiB writes";
 
 mod common;
 use common::thread_ns as now_ns;
+use common::tls::{gmssl_round, read, Samples};
 
 const CLOCK: &str =
     if cfg!(all(target_os = "linux", target_pointer_width = "64")) { "thread CPU time" } else { "wall time" };
-
-fn vectors() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/tlcp")
-}
-
-fn read(name: &str) -> Vec<u8> {
-    let p = vectors().join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
 
 fn certs(names: &[&str]) -> Vec<Certificate> {
     names.iter().flat_map(|n| Certificate::from_pem_bundle(&read(n)).unwrap()).collect()
@@ -167,60 +158,6 @@ fn records(c: &mut Connection, sv: &mut Connection, n: usize, per_write: usize) 
     }
     black_box(&got);
     (enc, dec)
-}
-
-/// Per-operation samples of each figure, by name, in first-seen order.
-#[derive(Default)]
-struct Samples {
-    order: Vec<String>,
-    by: BTreeMap<String, Vec<f64>>,
-}
-
-impl Samples {
-    fn add(&mut self, name: &str, ns: f64) {
-        if !self.by.contains_key(name) {
-            self.order.push(name.to_string());
-        }
-        self.by.entry(name.to_string()).or_default().push(ns);
-    }
-
-    fn median(&self, name: &str) -> Option<f64> {
-        let mut v = self.by.get(name)?.clone();
-        v.sort_by(f64::total_cmp);
-        Some(v[v.len() / 2])
-    }
-
-    fn min(&self, name: &str) -> Option<f64> {
-        self.by.get(name)?.iter().copied().reduce(f64::min)
-    }
-}
-
-/// One round of GmSSL's timing program; its lines as figures named like ours.
-fn gmssl_round(path: &str, samples: &mut Samples, handshakes: usize, recs: usize) {
-    let out = std::process::Command::new(path)
-        .arg(vectors())
-        .args(["-handshakes", &handshakes.to_string(), "-records", &recs.to_string()])
-        .output()
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert!(out.status.success(), "{path} failed: {}", String::from_utf8_lossy(&out.stderr));
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let mut words = line.split_whitespace();
-        let kind = words.next().unwrap_or("");
-        let kv: BTreeMap<&str, &str> = words.filter_map(|w| w.split_once('=')).collect();
-        let num = |k: &str| kv.get(k).and_then(|v| v.parse::<f64>().ok());
-        let suite = kv.get("suite").copied().unwrap_or("?");
-        match kind {
-            "handshake" => {
-                samples.add(&format!("gmssl handshake {suite} client"), num("client_ns").unwrap());
-                samples.add(&format!("gmssl handshake {suite} server"), num("server_ns").unwrap());
-            }
-            "record" => {
-                samples.add(&format!("gmssl record {suite} encrypt"), num("encrypt_ns").unwrap());
-                samples.add(&format!("gmssl record {suite} decrypt"), num("decrypt_ns").unwrap());
-            }
-            _ => {}
-        }
-    }
 }
 
 /// What a record layer that sealed several CBC records at once would pay

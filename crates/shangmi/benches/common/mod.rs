@@ -4,6 +4,8 @@
 //! that times CPU declares `mod common;`.
 #![allow(dead_code)] // each bench uses one of the two clocks
 
+pub mod tls;
+
 #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 fn clock_ns(clock: i32) -> u64 {
     #[repr(C)]
