@@ -66,6 +66,13 @@ KERNELS = [
     # EIA3 / ZUC-256 MAC inner product: message bytes per iteration.
     ("eia3: aese-pmull-128", r"zuc::aarch64::mac::window_xor_impl$", "first", 16, "eia3: portable-32"),
     ("eia3: portable-32", r"zuc::kernel::spec_window_xor$", "largest", 32, None),
+    # SM2's p: one Montgomery product or square per call (the test
+    # binary's non-inlined wrappers), so the c/B column reads cycles per
+    # product.
+    ("sm2 field mul: asm-64", r"sm2::field::tests::mul_aarch64_impl$", "whole", 1, "sm2 field mul: portable-64"),
+    ("sm2 field mul: portable-64", r"sm2::field::tests::mul_portable_impl$", "whole", 1, None),
+    ("sm2 field sqr: asm-64", r"sm2::field::tests::sqr_aarch64_impl$", "whole", 1, "sm2 field sqr: portable-64"),
+    ("sm2 field sqr: portable-64", r"sm2::field::tests::sqr_portable_impl$", "whole", 1, None),
 ]
 
 dis = subprocess.run([objdump, "-d", "-C", "--no-show-raw-insn", binary],

@@ -98,6 +98,72 @@ fn adx_mul_matches_portable() {
     }
 }
 
+/// The aarch64 product and square as calls (not inlined), so
+/// `scripts/llvm_mca.sh` finds each as one function in the test binary,
+/// next to the portable kernel it replaces.
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn mul_aarch64_impl(a: &Limbs, b: &Limbs) -> Limbs {
+    super::aarch64::mont_mul(a, b)
+}
+
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn sqr_aarch64_impl(a: &Limbs) -> Limbs {
+    super::aarch64::mont_sqr(a)
+}
+
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn mul_portable_impl(a: &Limbs, b: &Limbs) -> Limbs {
+    mont_mul_portable(a, b)
+}
+
+/// The square the aarch64 one replaces (the generic square and `reduce`).
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn sqr_portable_impl(a: &Limbs) -> Limbs {
+    Sm2P::reduce(&crate::arith::sqr_wide(a))
+}
+
+/// The aarch64 assembly against the portable kernel on values below p
+/// (edge values reduced, random ones): every edge value against every
+/// value, random values with sliding partners, every square (against
+/// the portable product a·a and the generic square with `reduce`).
+#[cfg(target_arch = "aarch64")]
+#[test]
+fn aarch64_mul_sqr_match_portable() {
+    let m = u64::MAX;
+    let mut vals = reduced_values(2000, 7);
+    // Just below p in each word, and all-ones words reduced.
+    for d in [3u64, 1 << 32, 1 << 63] {
+        vals.push(crate::arith::sub_limbs(&P, &[d, 0, 0, 0]).0);
+        vals.push(crate::arith::sub_limbs(&P, &[0, d, 0, 0]).0);
+        vals.push(crate::arith::sub_limbs(&P, &[0, 0, 0, d]).0);
+    }
+    vals.push(crate::arith::reduce_once(&[m, m, m, m], &P));
+    vals.push(crate::arith::reduce_once(&[m, m, m, 0xffff_fffe_ffff_ffff], &P));
+    type Mul = fn(&Limbs, &Limbs) -> Limbs;
+    type Sqr = fn(&Limbs) -> Limbs;
+    let (mul, sqr, port, port_sqr): (Mul, Sqr, Mul, Sqr) =
+        core::hint::black_box((mul_aarch64_impl, sqr_aarch64_impl, mul_portable_impl, sqr_portable_impl));
+    let edges = edge_values().len();
+    for (i, a) in vals.iter().enumerate() {
+        assert_eq!(crate::arith::lt(a, &P), 1);
+        let want = port(a, a);
+        assert_eq!(sqr(a), want, "square of {a:x?}");
+        assert_eq!(sqr(a), port_sqr(a), "square of {a:x?}");
+        assert_eq!(mul(a, a), want, "a·a for {a:x?}");
+        let partners: Vec<&Limbs> =
+            if i < edges { vals.iter().collect() } else { vals.iter().skip(i % 97).step_by(97).collect() };
+        for b in partners {
+            let got = mul(a, b);
+            assert_eq!(got, port(a, b), "{a:x?} · {b:x?}");
+            assert_eq!(crate::arith::lt(&got, &P), 1);
+        }
+    }
+}
+
 /// Values below p: every edge value reduced, and random ones.
 fn reduced_values(count: usize, seed: u64) -> Vec<Limbs> {
     let mut vals: Vec<Limbs> = edge_values().iter().map(|v| crate::arith::reduce_once(v, &P)).collect();
