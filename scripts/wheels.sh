@@ -6,39 +6,48 @@
 # renamed to the one auditwheel expects, see musl_soname); the aarch64 glibc
 # wheel installed into an arm64 Debian userland (debootstrap, run under
 # qemu-user-static through binfmt_misc) and the Python vector tests run
-# there; the x86-64 musl wheel imported and its vector tests run by a musl
-# CPython built here from Debian's source (scripts/musl_python.sh); and
-# `cargo check` of the core and the binding for Windows (GNU) and both macOS
+# there; each musl wheel imported and its vector tests run by a musl
+# CPython built here from Debian's source (scripts/musl_python.sh): the
+# x86-64 one natively, the aarch64 one cross-built and run under
+# `qemu-aarch64 -cpu max` (subprocesses through binfmt_misc); and `cargo
+# check` of the core and the binding for Windows (GNU) and both macOS
 # targets, which cannot be built or run here, so the code stays portable to
 # them.
 #
 # Not run by CI (the emulated tests alone take far longer than its budget).
-# Idempotent: a second run reuses the toolchains, the userland and cargo's
-# incremental state. Each step prints one result line ("wheels: STEP: ...");
-# a step whose prerequisites cannot be had says SKIPPED and why, and the
-# others still run; the exit status is non-zero if any step FAILED.
+# Idempotent: a second run reuses the toolchains, the userland, the musl
+# interpreters and cargo's incremental state. Each step prints one result
+# line ("wheels: STEP: ..."); a step whose prerequisites cannot be had says
+# SKIPPED and why, and the others still run; the exit status is non-zero if
+# any step FAILED.
 #
 # Needs (installed when missing):
 #   Debian: debootstrap, qemu-user-static (binfmt_misc must be mountable to
-#           run the userland; the script registers qemu-aarch64 only if it is
-#           not registered, and unregisters it on exit), patchelf, and for
-#           musl-run musl-tools, gcc, make and the python3 source package;
+#           run the userland and musl-aarch64-run; the script registers
+#           qemu-aarch64 only if it is not registered, and unregisters it on
+#           exit), patchelf; for musl-run musl-tools, gcc, make and the
+#           python3 source package; for musl-aarch64-run
+#           gcc-aarch64-linux-gnu, make, python3.X, the same sources and
+#           Debian's arm64 musl, musl-dev and linux-libc-dev (downloaded and
+#           unpacked by musl_python.sh, not installed);
 #   PyPI (into .venv of this checkout): maturin, ziglang, auditwheel, wheel,
 #           and pytest, hypothesis, cryptography and gmssl for the userland
 #           (fetched by pip as arm64 wheels into the userland's tree), pytest
-#           and hypothesis for musl-run;
+#           and hypothesis for musl-run and musl-aarch64-run;
 #   rustup: the standard libraries of the targets below.
 # Output: target/wheels/dist/*.whl. Set WHEELS_STEPS to a space-separated
-# subset of "gnu-aarch64 musl-x86_64 musl-run userland musl-aarch64 check"
-# to run only those steps; MUSL_PYTHON_DIR (default target/wheels/musl-python)
-# is where musl-run builds its interpreter.
+# subset of "gnu-aarch64 musl-x86_64 musl-run userland musl-aarch64
+# musl-aarch64-run check" to run only those steps; MUSL_PYTHON_DIR (default
+# target/wheels/musl-python) and MUSL_AARCH64_PYTHON_DIR (default
+# target/wheels/musl-python-aarch64) are where musl-run and
+# musl-aarch64-run build their interpreters.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 export CARGO_TARGET_DIR="$root/target/wheels"
 dist=$CARGO_TARGET_DIR/dist
 userland=$CARGO_TARGET_DIR/arm64-root
-steps=${WHEELS_STEPS:-gnu-aarch64 musl-x86_64 musl-run userland musl-aarch64 check}
+steps=${WHEELS_STEPS:-gnu-aarch64 musl-x86_64 musl-run userland musl-aarch64 musl-aarch64-run check}
 failed=0
 mkdir -p "$dist" "$CARGO_TARGET_DIR/bin"
 
@@ -154,65 +163,17 @@ if want musl-x86_64; then
   wheel musl-x86_64 x86_64-unknown-linux-musl musllinux_1_2 musllinux_1_2_x86_64
 fi
 
-# --- 3. the x86-64 musl wheel run by a musl CPython --------------------------
-# Debian packages musl but no Python linked against it, so
-# scripts/musl_python.sh builds one (CPython from Debian's python3 source,
-# compiled with musl-gcc, without zlib, ssl or ctypes). The wheel and the
-# pure-Python test tools are unpacked by the host's pip into a directory on
-# PYTHONPATH (the musl interpreter has no zlib to read wheels with), and the
-# vector suites run with nothing from the host's Python on the path.
-musl_run() {
-  local start=$SECONDS whl py err pydir=${MUSL_PYTHON_DIR:-$CARGO_TARGET_DIR/musl-python}
-  whl=$(ls "$dist"/shangmi-*-abi3-*musllinux_1_2_x86_64*.whl 2>/dev/null | head -1)
-  if [ -z "$whl" ]; then say "musl-run: SKIPPED (no musllinux x86-64 wheel; the musl-x86_64 step builds it)"; return; fi
-  err=$CARGO_TARGET_DIR/musl-python.err
-  if ! py=$(nice -n 10 bash scripts/musl_python.sh "$pydir" 2>"$err") || [ -z "$py" ]; then
-    say "musl-run: SKIPPED (no musl CPython could be built: $(tail -1 "$err"))"; return
-  fi
-  local site=$CARGO_TARGET_DIR/musl-site work=$CARGO_TARGET_DIR/musl-tests
-  rm -rf "$site" "$work"
-  mkdir -p "$work"
-  if ! .venv/bin/pip install -q --target "$site" --platform musllinux_1_2_x86_64 --python-version 3.11 \
-      --implementation cp --only-binary=:all: "$whl" pytest hypothesis; then
-    fail "musl-run: FAILED (pip install for the musl interpreter)"; return
-  fi
-  cp -r tests "$work/"
-  # The vector, Wycheproof and differential suites (those of the userland
-  # step without the interop files; the peer comparisons inside them skip).
-  # Left out: two tests that need pyca/cryptography (its musllinux wheel
-  # crashes while loading in this interpreter, 2026-12-07) and the libgcrypt
-  # bench loader's test, which needs ctypes (the interpreter has no libffi).
-  local files=() f
-  for f in tests/test_sm[2349]*.py tests/test_zuc*.py tests/test_cpu.py; do
-    [[ $f == *cli* ]] || files+=("$f")
-  done
-  local deselect=(
-    --deselect tests/test_sm2.py::test_standard_signature_verifies
-    --deselect tests/test_sm2.py::test_encrypted_key_is_pbkdf2_sm3_sm4_cbc
-    --deselect tests/test_sm4.py::test_gmssl_bench_loader_skips_what_it_cannot_load
-  )
-  local log=$CARGO_TARGET_DIR/musl-run.log
-  (cd "$work" && env -i PATH=/usr/bin:/bin PYTHONPATH="$site" HOME="$work" "$py" -c '
-import sys, sysconfig, shangmi, shangmi._native as n
-print("shangmi", shangmi.__version__, "on", sys.version.split()[0], sysconfig.get_config_var("MULTIARCH"), n.__file__.rsplit("/", 1)[-1])
-print("backends", shangmi.cpu_features()["backends"])' \
-    && env -i PATH=/usr/bin:/bin PYTHONPATH="$site" HOME="$work" "$py" -m pytest -q -p no:cacheprovider --rootdir . "${deselect[@]}" "${files[@]}") \
-    >"$log" 2>&1
-  local rc=$?
-  grep -E "^(shangmi|backends) " "$log" | sed 's/^/  /'
-  local summary
-  summary=$(tail -1 "$log")
-  if [ $rc -ne 0 ]; then
-    tail -40 "$log"; fail "musl-run: FAILED ($summary, log $log)"; return
-  fi
-  summary="$summary ($((${#deselect[@]} / 2)) deselected: no pyca/cryptography, no ctypes)"
-  say "musl-run: $(basename "$whl") with $("$py" -c 'import sys; print(sys.version.split()[0])') built against musl: $summary, $((SECONDS - start)) s"
-}
-want musl-run && musl_run
-
-# --- 4. the aarch64 glibc wheel in an arm64 Debian userland ----------------
+# --- binfmt_misc for aarch64 executables ------------------------------------
+# The emulated tests start subprocesses (sys.executable with a CPU mask), so
+# `qemu-aarch64 -L` on the first interpreter alone is not enough: arm64
+# executables must run through qemu by themselves. binfmt_aarch64 mounts
+# binfmt_misc if needed and registers qemu-aarch64-static (fix-binary flag,
+# so a chroot needs no copy of qemu) unless qemu-aarch64 is registered;
+# cleanup undoes only what this run did. On failure it returns 1 with the
+# reason in $why.
 registered_here=0
 mounted=()
+why=
 cleanup() {
   local m
   # Unregister before unmounting binfmt_misc (registrations outlive the mount).
@@ -222,7 +183,100 @@ cleanup() {
   for m in "${mounted[@]}"; do umount "$m" 2>/dev/null; done
 }
 trap cleanup EXIT
+binfmt_aarch64() {
+  [ -x /usr/bin/qemu-aarch64-static ] || { why="no /usr/bin/qemu-aarch64-static (Debian's qemu-user-static)"; return 1; }
+  if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
+      || { why="binfmt_misc cannot be mounted"; return 1; }
+    mounted+=(/proc/sys/fs/binfmt_misc)
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    local magic='\x7f\x45\x4c\x46\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
+    local mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
+    echo ":qemu-aarch64:M::$magic:$mask:/usr/bin/qemu-aarch64-static:F" >/proc/sys/fs/binfmt_misc/register \
+      || { why="cannot register qemu-aarch64 with binfmt_misc"; return 1; }
+    registered_here=1
+  fi
+}
 
+# --- 3. the x86-64 musl wheel run by a musl CPython --------------------------
+# Debian packages musl but no Python linked against it, so
+# scripts/musl_python.sh builds one (CPython from Debian's python3 source,
+# compiled against musl, with static OpenSSL and zlib, without ctypes).
+# The wheel and the pure-Python test tools are unpacked by the host's pip
+# into a directory on PYTHONPATH (the musl interpreter has no pip), and the
+# vector suites run with nothing from the host's Python on the path.
+#
+# musl_run ARCH: that, for the musllinux ARCH wheel (step musl-run for
+# x86_64; musl-aarch64-run for aarch64, where the interpreter is
+# cross-built and runs under `qemu-aarch64 -cpu max`, its subprocesses
+# through binfmt_misc with the same CPU and loader root).
+musl_run() {
+  local arch=$1 label=musl-run start=$SECONDS whl py err pydir=${MUSL_PYTHON_DIR:-$CARGO_TARGET_DIR/musl-python}
+  local run=() qenv=() how="built against musl"
+  if [ "$arch" = aarch64 ]; then
+    label=musl-aarch64-run
+    pydir=${MUSL_AARCH64_PYTHON_DIR:-$CARGO_TARGET_DIR/musl-python-aarch64}
+  fi
+  whl=$(ls "$dist"/shangmi-*-abi3-*musllinux_1_2_"$arch"*.whl 2>/dev/null | head -1)
+  if [ -z "$whl" ]; then say "$label: SKIPPED (no musllinux $arch wheel; the musl-$arch step builds it)"; return; fi
+  if [ "$arch" = aarch64 ]; then
+    if ! binfmt_aarch64; then say "$label: SKIPPED ($why)"; return; fi
+  fi
+  err=$CARGO_TARGET_DIR/$label-python.err
+  if ! py=$(nice -n 10 bash scripts/musl_python.sh "$pydir" "$arch" 2>"$err") || [ -z "$py" ]; then
+    say "$label: SKIPPED (no $arch musl CPython could be built: $(tail -1 "$err"))"; return
+  fi
+  if [ "$arch" = aarch64 ]; then
+    # -cpu max has every feature the aarch64 backends use (SM3, SM4, AES,
+    # PMULL); QEMU_CPU and QEMU_LD_PREFIX give the subprocesses the same.
+    run=(qemu-aarch64-static -cpu max -L "$pydir/sysroot")
+    qenv=(QEMU_CPU=max QEMU_LD_PREFIX="$pydir/sysroot")
+    how="cross-built against musl, qemu-user -cpu max"
+  fi
+  local site=$CARGO_TARGET_DIR/$label-site work=$CARGO_TARGET_DIR/$label-tests
+  rm -rf "$site" "$work"
+  mkdir -p "$work"
+  if ! .venv/bin/pip install -q --target "$site" --platform "musllinux_1_2_$arch" --python-version 3.11 \
+      --implementation cp --only-binary=:all: "$whl" pytest hypothesis; then
+    fail "$label: FAILED (pip install for the musl interpreter)"; return
+  fi
+  cp -r tests "$work/"
+  # The vector, Wycheproof and differential suites (those of the userland
+  # step without the interop files; the peer comparisons inside them skip).
+  # Left out: two tests that need pyca/cryptography (its musllinux wheel
+  # crashes while loading in the x86-64 interpreter, 2026-12-07) and the
+  # libgcrypt bench loader's test, which needs ctypes (the interpreter has
+  # no libffi).
+  local files=() f
+  for f in tests/test_sm[2349]*.py tests/test_zuc*.py tests/test_cpu.py; do
+    [[ $f == *cli* ]] || files+=("$f")
+  done
+  local deselect=(
+    --deselect tests/test_sm2.py::test_standard_signature_verifies
+    --deselect tests/test_sm2.py::test_encrypted_key_is_pbkdf2_sm3_sm4_cbc
+    --deselect tests/test_sm4.py::test_gmssl_bench_loader_skips_what_it_cannot_load
+  )
+  local log=$CARGO_TARGET_DIR/$label.log
+  (cd "$work" && env -i PATH=/usr/bin:/bin PYTHONPATH="$site" HOME="$work" "${qenv[@]}" "${run[@]}" "$py" -c '
+import sys, sysconfig, shangmi, shangmi._native as n
+print("shangmi", shangmi.__version__, "on", sys.version.split()[0], sysconfig.get_config_var("MULTIARCH"), n.__file__.rsplit("/", 1)[-1])
+print("backends", shangmi.cpu_features()["backends"])' \
+    && env -i PATH=/usr/bin:/bin PYTHONPATH="$site" HOME="$work" "${qenv[@]}" "${run[@]}" "$py" -m pytest -q -p no:cacheprovider --rootdir . "${deselect[@]}" "${files[@]}") \
+    >"$log" 2>&1
+  local rc=$?
+  grep -E "^(shangmi|backends) " "$log" | sed 's/^/  /'
+  local summary
+  summary=$(tail -1 "$log")
+  if [ $rc -ne 0 ]; then
+    tail -40 "$log"; fail "$label: FAILED ($summary, log $log)"; return
+  fi
+  summary="$summary ($((${#deselect[@]} / 2)) deselected: no pyca/cryptography, no ctypes)"
+  say "$label: $(basename "$whl") with $("${run[@]}" "$py" -c 'import sys; print(sys.version.split()[0])') $how: $summary, $((SECONDS - start)) s"
+}
+want musl-run && musl_run x86_64
+
+# --- 4. the aarch64 glibc wheel in an arm64 Debian userland ----------------
 userland() {
   local start=$SECONDS
   [ -z "$gnu_wheel" ] && gnu_wheel=$(ls "$dist"/shangmi-*-abi3-*manylinux_2_17_aarch64*.whl 2>/dev/null | head -1)
@@ -239,21 +293,9 @@ userland() {
     for deb in "$userland"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$userland"; done
     touch "$userland/.unpacked"
   fi
-  # Run arm64 executables through qemu (binfmt_misc, fix-binary flag so the
-  # chroot needs no copy of qemu); tests start subprocesses, so `qemu-aarch64
-  # -L` alone is not enough.
-  if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
-    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
-      || { say "userland: SKIPPED (binfmt_misc cannot be mounted)"; return; }
-    mounted+=(/proc/sys/fs/binfmt_misc)
-  fi
-  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-    local magic='\x7f\x45\x4c\x46\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
-    local mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
-    echo ":qemu-aarch64:M::$magic:$mask:/usr/bin/qemu-aarch64-static:F" >/proc/sys/fs/binfmt_misc/register \
-      || { say "userland: SKIPPED (cannot register qemu-aarch64 with binfmt_misc)"; return; }
-    registered_here=1
-  fi
+  # Run arm64 executables through qemu (binfmt_misc); tests start
+  # subprocesses, so `qemu-aarch64 -L` alone is not enough.
+  if ! binfmt_aarch64; then say "userland: SKIPPED ($why)"; return; fi
   # /proc and /dev for the tests (cpu counts, /dev/urandom, /dev/null).
   local m
   for m in proc dev; do
@@ -302,7 +344,10 @@ if want musl-aarch64; then
   wheel musl-aarch64 aarch64-unknown-linux-musl musllinux_1_2 musllinux_1_2_aarch64
 fi
 
-# --- 6. cargo check where nothing can be linked or run ---------------------
+# --- 6. the aarch64 musl wheel run by a cross-built musl CPython under qemu --
+want musl-aarch64-run && musl_run aarch64
+
+# --- 7. cargo check where nothing can be linked or run ---------------------
 if want check; then
   for triple in x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin; do
     start=$SECONDS
