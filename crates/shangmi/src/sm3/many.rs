@@ -1,6 +1,7 @@
 //! Multi-buffer SM3: 8 (AVX2 or AVX-512VL ymm) or 16 (AVX-512 zmm) messages
 //! compressed side by side, one message per 32-bit lane (the kernels are in
-//! `x86/lanes.rs`); on aarch64 4 in NEON registers (`aarch64/lanes.rs`).
+//! `x86/lanes.rs`); on aarch64 8 in NEON registers, two sets of four
+//! (`aarch64/lanes.rs`).
 //!
 //! [`hash_many`](super::hash_many) sorts the messages by length and hands
 //! batches of similar length to [`hash_batch`]: every message becomes its
@@ -35,9 +36,9 @@ pub(super) enum Lanes {
     /// 8 lanes in ymm registers, AVX2.
     #[cfg(target_arch = "x86_64")]
     Avx2(cpu::Avx2),
-    /// 4 lanes in NEON registers, on aarch64 cores without the SM3
+    /// 8 lanes in NEON registers, on aarch64 cores without the SM3
     /// instructions (with them one message at a time is faster: see
-    /// bench/NOTES.md).
+    /// docs/platforms/arm.md).
     #[cfg(target_arch = "aarch64")]
     Neon(cpu::Neon),
     /// No lane kernel.
@@ -111,7 +112,7 @@ impl Lanes {
             #[cfg(target_arch = "x86_64")]
             Lanes::Avx2(t) => Kernel::Avx2x8(t),
             #[cfg(target_arch = "aarch64")]
-            Lanes::Neon(t) => Kernel::Neon4(t),
+            Lanes::Neon(t) => Kernel::Neon8(t),
             Lanes::None => Kernel::One,
         }
     }
@@ -131,9 +132,9 @@ pub(super) enum Kernel {
     /// 16 lanes in zmm registers.
     #[cfg(target_arch = "x86_64")]
     Zmm16(cpu::Avx512Vl),
-    /// 4 lanes in NEON registers.
+    /// 8 lanes in NEON registers (two sets of four).
     #[cfg(target_arch = "aarch64")]
-    Neon4(cpu::Neon),
+    Neon8(cpu::Neon),
 }
 
 impl Kernel {
@@ -145,7 +146,7 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Zmm16(_) => 16,
             #[cfg(target_arch = "aarch64")]
-            Kernel::Neon4(_) => super::aarch64::lanes::LANES,
+            Kernel::Neon8(_) => super::aarch64::lanes::LANES,
         }
     }
 
@@ -156,7 +157,7 @@ impl Kernel {
         let mut k = vec![Kernel::One];
         #[cfg(target_arch = "aarch64")]
         if let Some(t) = cpu::Neon::get() {
-            k.push(Kernel::Neon4(t));
+            k.push(Kernel::Neon8(t));
         }
         #[cfg(target_arch = "x86_64")]
         {
@@ -186,11 +187,13 @@ pub(super) fn compress_batch(msgs: &[Blocks<'_>], states: &mut [[u32; 8]], kerne
     debug_assert!(msgs.len() <= kernel.lanes() && msgs.len() == states.len());
     #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
     let mut done = 0;
+    // Fewer messages than MIN_MESSAGES go one at a time: the lanes
+    // would cost more than they save.
     #[cfg(target_arch = "aarch64")]
-    if msgs.len() >= 2 {
-        if let Kernel::Neon4(t) = kernel {
+    if msgs.len() >= super::aarch64::lanes::MIN_MESSAGES {
+        if let Kernel::Neon8(t) = kernel {
             let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
-            super::aarch64::lanes::x4(t, msgs, common, states);
+            super::aarch64::lanes::x8(t, msgs, common, states);
             done = common;
         }
     }
