@@ -17,6 +17,7 @@ use core::arch::aarch64::*;
 use core::arch::asm;
 
 pub(crate) mod lanes;
+pub(crate) mod neon;
 
 use crate::cpu;
 
