@@ -52,7 +52,7 @@ KERNELS = [
     ("ghash: portable-64", r"sm4::ghash::Ghash::update_blocks$", "largest", 64, None),
     ("sm3: sm3ce-128", r"sm3::aarch64::compress_impl$", "largest", 64, "sm3: portable-32"),
     # Two messages' blocks per iteration, interleaved (hash_many).
-    ("sm3 x2: sm3ce-128", r"sm3::aarch64::compress2_impl$", "largest", 128, "sm3: portable-32"),
+    ("sm3 x2: sm3ce-128", r"sm3::aarch64::ce2::compress2_impl$", "largest", 128, "sm3: portable-32"),
     # NEON message expansion, scalar rounds (cores without the SM3 instructions).
     ("sm3: neon-128", r"sm3::aarch64::neon::compress_impl$", "largest", 64, "sm3: portable-32"),
     ("sm3: portable-32", r"sm3::compress::compress_blocks_portable$", "largest", 64, None),

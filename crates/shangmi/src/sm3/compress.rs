@@ -148,7 +148,7 @@ impl Kernel {
             #[cfg(target_arch = "aarch64")]
             Kernel::Sm3Ce(t) => super::aarch64::compress_blocks(t, state, blocks),
             #[cfg(target_arch = "aarch64")]
-            Kernel::Neon(t) => super::aarch64::neon::compress_blocks(t, state, blocks),
+            Kernel::Neon(t) => super::aarch64::neon::compress_blocks(t, state, blocks, rounds::<false>),
             Kernel::Portable => compress_blocks_portable(state, blocks),
         }
     }
@@ -308,7 +308,7 @@ fn compress_scalar(state: &mut [u32; 8], block: &[u8; 64]) {
 /// dependency chain instead of before them; W'_j is formed on the fly and
 /// `wp` is ignored. Without `EXPAND`, `w` and `wp` are complete.
 #[inline(always)]
-pub(super) fn rounds<const EXPAND: bool>(state: &mut [u32; 8], w: &mut [u32; 68], wp: &[u32; 64]) {
+fn rounds<const EXPAND: bool>(state: &mut [u32; 8], w: &mut [u32; 68], wp: &[u32; 64]) {
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
 
     // Rounds are written so that the variables rotate by renaming instead of

@@ -159,7 +159,7 @@ impl Kernel {
             #[cfg(target_arch = "aarch64")]
             Kernel::Neon8(_) => super::aarch64::lanes::LANES,
             #[cfg(target_arch = "aarch64")]
-            Kernel::Sm3Ce2(_) => super::aarch64::X2_LANES,
+            Kernel::Sm3Ce2(_) => super::aarch64::ce2::X2_LANES,
         }
     }
 
@@ -214,8 +214,8 @@ pub(super) fn compress_batch(msgs: &[Blocks<'_>], states: &mut [[u32; 8]], kerne
                 super::aarch64::lanes::x8(t, msgs, common, states);
                 done = common;
             }
-            Kernel::Sm3Ce2(t) if msgs.len() == super::aarch64::X2_LANES => {
-                super::aarch64::x2(t, msgs, common, states);
+            Kernel::Sm3Ce2(t) if msgs.len() == super::aarch64::ce2::X2_LANES => {
+                super::aarch64::ce2::x2(t, msgs, common, states);
                 done = common;
             }
             _ => {}
