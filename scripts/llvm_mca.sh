@@ -2,7 +2,7 @@
 # Static speed estimates for the aarch64 kernels, which cannot be timed under
 # emulation: each kernel's hottest loop is disassembled from the cross-built
 # test binary (the `*_impl` functions of `sm4/block/aarch64/`,
-# `sm4/ghash/aarch64.rs`, `sm3/aarch64.rs`, `zuc/aarch64/` and the portable functions they
+# `sm4/ghash/aarch64.rs`, `sm3/aarch64/`, `zuc/aarch64/` and the portable functions they
 # replace) and `llvm-mca` estimates its cycles per iteration on LLVM's models
 # of Neoverse N1, Neoverse V1 and TaiShan v110 (Kunpeng 920); with the bytes
 # one iteration handles, that is cycles per byte, and the ratio to the
@@ -51,10 +51,14 @@ KERNELS = [
     # `update_portable` is inlined here; its loop takes four blocks.
     ("ghash: portable-64", r"sm4::ghash::Ghash::update_blocks$", "largest", 64, None),
     ("sm3: sm3ce-128", r"sm3::aarch64::compress_impl$", "largest", 64, "sm3: portable-32"),
+    # Two messages' blocks per iteration, interleaved (hash_many).
+    ("sm3 x2: sm3ce-128", r"sm3::aarch64::ce2::compress2_impl$", "largest", 128, "sm3: portable-32"),
+    # NEON message expansion, scalar rounds (cores without the SM3 instructions).
+    ("sm3: neon-128", r"sm3::aarch64::neon::compress_impl$", "largest", 64, "sm3: portable-32"),
     ("sm3: portable-32", r"sm3::compress::compress_blocks_portable$", "largest", 64, None),
-    # Four messages' blocks per iteration, one per lane (hash_many).
-    # (one call: the whole function, no loop inside).
-    ("sm3 x4 lanes: neon-128", r"sm3::aarch64::lanes::block4_impl$", "whole", 256, "sm3: portable-32"),
+    # Eight messages' blocks per call, one per lane (hash_many); one call:
+    # the whole function, no loop inside.
+    ("sm3 x8 lanes: neon-128", r"sm3::aarch64::lanes::block8_impl$", "whole", 512, "sm3: portable-32"),
     # ZUC keystream: F's loop, one 4-byte word per iteration (both kernels
     # form the output words in a cheap pass after it, not counted). The
     # NEON loop advances the LFSR too; the portable generator runs it in a

@@ -33,9 +33,13 @@ pub(crate) enum Kernel {
     /// Everything scalar, compiled with BMI2's `rorx`.
     #[cfg(target_arch = "x86_64")]
     Bmi2(Bmi2Avx2),
-    /// aarch64: the SM3 instructions (`sm3/aarch64.rs`).
+    /// aarch64: the SM3 instructions (`sm3/aarch64/mod.rs`).
     #[cfg(target_arch = "aarch64")]
     Sm3Ce(crate::cpu::Sm3Neon),
+    /// aarch64 without them: the message expansion in NEON registers, the
+    /// rounds scalar (`sm3/aarch64/neon.rs`).
+    #[cfg(target_arch = "aarch64")]
+    Neon(crate::cpu::Neon),
     /// Everything scalar, baseline instruction set.
     Portable,
 }
@@ -74,7 +78,11 @@ impl Kernel {
         #[cfg(target_arch = "aarch64")]
         {
             use crate::cpu::Token;
-            crate::cpu::Sm3Neon::get().map_or(Kernel::Portable, Kernel::Sm3Ce)
+            match (crate::cpu::Sm3Neon::get(), crate::cpu::Neon::get()) {
+                (Some(t), _) => Kernel::Sm3Ce(t),
+                (None, Some(t)) => Kernel::Neon(t),
+                (None, None) => Kernel::Portable,
+            }
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
@@ -88,7 +96,11 @@ impl Kernel {
         #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
         let mut k = vec![Kernel::Portable];
         #[cfg(target_arch = "aarch64")]
-        k.extend(<crate::cpu::Sm3Neon as crate::cpu::Token>::get().map(Kernel::Sm3Ce));
+        {
+            use crate::cpu::Token;
+            k.extend(crate::cpu::Neon::get().map(Kernel::Neon));
+            k.extend(crate::cpu::Sm3Neon::get().map(Kernel::Sm3Ce));
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(bmi2) = Bmi2Avx2::get() {
             k.push(Kernel::Bmi2(bmi2));
@@ -114,6 +126,8 @@ impl Kernel {
             Kernel::Bmi2(_) => "bmi2-32",
             #[cfg(target_arch = "aarch64")]
             Kernel::Sm3Ce(_) => "sm3ce-128",
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon(_) => "neon-128",
             Kernel::Portable => "portable-32",
         }
     }
@@ -133,6 +147,8 @@ impl Kernel {
             Kernel::Bmi2(t) => compress_blocks_bmi2(t, state, blocks),
             #[cfg(target_arch = "aarch64")]
             Kernel::Sm3Ce(t) => super::aarch64::compress_blocks(t, state, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon(t) => super::aarch64::neon::compress_blocks(t, state, blocks, rounds::<false>),
             Kernel::Portable => compress_blocks_portable(state, blocks),
         }
     }

@@ -1,6 +1,7 @@
 //! Multi-buffer SM3: 8 (AVX2 or AVX-512VL ymm) or 16 (AVX-512 zmm) messages
 //! compressed side by side, one message per 32-bit lane (the kernels are in
-//! `x86/lanes.rs`); on aarch64 4 in NEON registers (`aarch64/lanes.rs`).
+//! `x86/lanes.rs`); on aarch64 8 in NEON registers, two sets of four
+//! (`aarch64/lanes.rs`).
 //!
 //! [`hash_many`](super::hash_many) sorts the messages by length and hands
 //! batches of similar length to [`hash_batch`]: every message becomes its
@@ -35,20 +36,23 @@ pub(super) enum Lanes {
     /// 8 lanes in ymm registers, AVX2.
     #[cfg(target_arch = "x86_64")]
     Avx2(cpu::Avx2),
-    /// 4 lanes in NEON registers, on aarch64 cores without the SM3
-    /// instructions (with them one message at a time is faster: see
-    /// bench/NOTES.md).
+    /// 8 lanes in NEON registers, on aarch64 cores without the SM3
+    /// instructions.
     #[cfg(target_arch = "aarch64")]
     Neon(cpu::Neon),
+    /// Two messages interleaved on the SM3 instructions (faster there than
+    /// the NEON lanes: see docs/platforms/arm.md).
+    #[cfg(target_arch = "aarch64")]
+    Sm3Ce(cpu::Sm3Neon),
     /// No lane kernel.
     None,
 }
 
 impl Lanes {
     /// The engine [`crate::cpu`] allows (mask `avx512f` for AVX2, `avx` or
-    /// `avx2` for none; on aarch64 NEON unless the SM3 instructions are
-    /// there, mask `sm3` to get it on a core that has them), decided once
-    /// per process.
+    /// `avx2` for none; on aarch64 two messages on the SM3 instructions,
+    /// or NEON lanes without them: mask `sm3` to get those on a core that
+    /// has them), decided once per process.
     pub(super) fn auto() -> Lanes {
         #[cfg(target_arch = "x86_64")]
         {
@@ -67,8 +71,9 @@ impl Lanes {
         #[cfg(target_arch = "aarch64")]
         {
             match (cpu::Sm3Neon::get(), cpu::Neon::get()) {
+                (Some(t), _) => Lanes::Sm3Ce(t),
                 (None, Some(t)) => Lanes::Neon(t),
-                _ => Lanes::None,
+                (None, None) => Lanes::None,
             }
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -86,6 +91,8 @@ impl Lanes {
             Lanes::Avx2(_) => Some("avx2-256"),
             #[cfg(target_arch = "aarch64")]
             Lanes::Neon(_) => Some("neon-128"),
+            #[cfg(target_arch = "aarch64")]
+            Lanes::Sm3Ce(_) => Some("sm3ce-128"),
             Lanes::None => None,
         }
     }
@@ -111,7 +118,9 @@ impl Lanes {
             #[cfg(target_arch = "x86_64")]
             Lanes::Avx2(t) => Kernel::Avx2x8(t),
             #[cfg(target_arch = "aarch64")]
-            Lanes::Neon(t) => Kernel::Neon4(t),
+            Lanes::Neon(t) => Kernel::Neon8(t),
+            #[cfg(target_arch = "aarch64")]
+            Lanes::Sm3Ce(t) => Kernel::Sm3Ce2(t),
             Lanes::None => Kernel::One,
         }
     }
@@ -131,9 +140,12 @@ pub(super) enum Kernel {
     /// 16 lanes in zmm registers.
     #[cfg(target_arch = "x86_64")]
     Zmm16(cpu::Avx512Vl),
-    /// 4 lanes in NEON registers.
+    /// 8 lanes in NEON registers (two sets of four).
     #[cfg(target_arch = "aarch64")]
-    Neon4(cpu::Neon),
+    Neon8(cpu::Neon),
+    /// 2 messages interleaved on the SM3 instructions.
+    #[cfg(target_arch = "aarch64")]
+    Sm3Ce2(cpu::Sm3Neon),
 }
 
 impl Kernel {
@@ -145,7 +157,9 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Zmm16(_) => 16,
             #[cfg(target_arch = "aarch64")]
-            Kernel::Neon4(_) => super::aarch64::lanes::LANES,
+            Kernel::Neon8(_) => super::aarch64::lanes::LANES,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Sm3Ce2(_) => super::aarch64::ce2::X2_LANES,
         }
     }
 
@@ -156,7 +170,11 @@ impl Kernel {
         let mut k = vec![Kernel::One];
         #[cfg(target_arch = "aarch64")]
         if let Some(t) = cpu::Neon::get() {
-            k.push(Kernel::Neon4(t));
+            k.push(Kernel::Neon8(t));
+        }
+        #[cfg(target_arch = "aarch64")]
+        if let Some(t) = cpu::Sm3Neon::get() {
+            k.push(Kernel::Sm3Ce2(t));
         }
         #[cfg(target_arch = "x86_64")]
         {
@@ -186,12 +204,21 @@ pub(super) fn compress_batch(msgs: &[Blocks<'_>], states: &mut [[u32; 8]], kerne
     debug_assert!(msgs.len() <= kernel.lanes() && msgs.len() == states.len());
     #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_mut))]
     let mut done = 0;
+    // Fewer messages than MIN_MESSAGES go one at a time on the NEON
+    // lanes: they would cost more than they save.
     #[cfg(target_arch = "aarch64")]
-    if msgs.len() >= 2 {
-        if let Kernel::Neon4(t) = kernel {
-            let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
-            super::aarch64::lanes::x4(t, msgs, common, states);
-            done = common;
+    {
+        let common = msgs.iter().map(Blocks::count).min().unwrap_or(0);
+        match kernel {
+            Kernel::Neon8(t) if msgs.len() >= super::aarch64::lanes::MIN_MESSAGES => {
+                super::aarch64::lanes::x8(t, msgs, common, states);
+                done = common;
+            }
+            Kernel::Sm3Ce2(t) if msgs.len() == super::aarch64::ce2::X2_LANES => {
+                super::aarch64::ce2::x2(t, msgs, common, states);
+                done = common;
+            }
+            _ => {}
         }
     }
     #[cfg(target_arch = "x86_64")]
