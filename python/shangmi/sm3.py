@@ -108,7 +108,9 @@ def kdf(z: Buffer, length: int) -> bytes:
 
 
 def backend() -> str:
-    """The compression kernel in use: ``"avx512-256"``, ``"avx2-256"``, ``"bmi2-32"`` or ``"portable-32"``.
+    """The compression kernel in use: on x86-64 ``"avx512-256"``, ``"avx2-256"`` or
+    ``"bmi2-32"``; on aarch64 ``"sm3ce-128"`` (the SM3 instructions) or ``"neon-128"``
+    (NEON message expansion); elsewhere ``"portable-32"``.
 
     All give identical digests; ``SHANGMI_CPU_DISABLE`` (see
     :func:`shangmi.cpu_features`) caps the choice.

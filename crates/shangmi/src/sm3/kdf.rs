@@ -5,7 +5,8 @@
 //! finalization of that prefix with its counter, so the blocks of a long
 //! output — and of many outputs, as batched decryption asks for — are
 //! compressed side by side on the lane kernel of [`super::hash_many`]
-//! (8 or 16 lanes), in groups of [`GROUP`] finalizations. With fewer than
+//! (8 or 16 lanes on x86-64; on aarch64 eight NEON lanes, or two messages
+//! interleaved on the SM3 instructions), in groups of [`GROUP`] finalizations. With fewer than
 //! [`MIN_LANES`] blocks in all, or no lane kernel, they go one at a time.
 //!
 //! Constant time: Z and the output are secret; lengths are public. The
