@@ -424,19 +424,6 @@ mod cbc {
     pub(super) const T1: ([u8; 16], [u8; 16]) = nibble_tables!(t1);
     pub(super) const T3: ([u8; 16], [u8; 16]) = nibble_tables!(t3);
 
-    /// `TBL` indices rotating every 32-bit lane left by 8 and by 24 bits.
-    const fn rol_bytes(k: usize) -> [u8; 16] {
-        let mut out = [0u8; 16];
-        let mut i = 0;
-        while i < 16 {
-            out[i] = ((i & !3) + ((i & 3) + 4 - k) % 4) as u8;
-            i += 1;
-        }
-        out
-    }
-    const ROL8: [u8; 16] = rol_bytes(1);
-    const ROL24: [u8; 16] = rol_bytes(3);
-
     pub(super) type Tab = (uint8x16_t, uint8x16_t);
 
     #[derive(Clone, Copy)]
@@ -445,8 +432,6 @@ mod cbc {
         t0: Tab,
         t1: Tab,
         t3: Tab,
-        rol8: uint8x16_t,
-        rol24: uint8x16_t,
     }
 
     /// A byte-wise affine map from its nibble tables.
@@ -492,8 +477,12 @@ mod cbc {
                 let (lo, hi) = (vandq_u8(z, t.m0f), vshrq_n_u8::<4>(z));
                 let a = x(vqtbl1q_u8(t.t0.0, lo), vqtbl1q_u8(t.t0.1, hi));
                 let c = x(vqtbl1q_u8(t.t1.0, lo), vqtbl1q_u8(t.t1.1, hi));
-                let c = x(vqtbl1q_u8(c, t.rol8), vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(c))));
-                let d = vqtbl1q_u8(x(vqtbl1q_u8(t.t3.0, lo), vqtbl1q_u8(t.t3.1, hi)), t.rol24);
+                // Every lane holds the same word, so rotating the whole
+                // register by k bytes (`EXT`) rotates each lane's word
+                // right by 8k bits.
+                let c = x(vextq_u8::<3>(c, c), vextq_u8::<2>(c, c));
+                let d = x(vqtbl1q_u8(t.t3.0, lo), vqtbl1q_u8(t.t3.1, hi));
+                let d = vextq_u8::<1>(d, d);
                 // The next round reads m[i+2], m[i+3] and the new m[i]
                 // (the key load and the older word first).
                 let v = x(pin(x(m[($i + 2) % 4], key($n))), m[($i + 3) % 4]);
@@ -519,14 +508,8 @@ mod cbc {
     #[target_feature(enable = "neon,aes")]
     pub(super) fn encrypt(rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
         let m0f = vdupq_n_u8(0x0f);
-        let t = Tables {
-            m0f,
-            t0: (reg(&T0.0), reg(&T0.1)),
-            t1: (reg(&T1.0), reg(&T1.1)),
-            t3: (reg(&T3.0), reg(&T3.1)),
-            rol8: reg(&ROL8),
-            rol24: reg(&ROL24),
-        };
+        let t =
+            Tables { m0f, t0: (reg(&T0.0), reg(&T0.1)), t1: (reg(&T1.0), reg(&T1.1)), t3: (reg(&T3.0), reg(&T3.1)) };
         let dom = (reg(&M.0), reg(&M.1));
         let undo = (reg(&MINV.0), reg(&MINV.1));
         let mut kd = domain_keys(rk);
