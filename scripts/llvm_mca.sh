@@ -40,10 +40,13 @@ binary, objdump, mca_bin, cpus = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv
 #  portable counterpart's name)
 KERNELS = [
     ("sm4 bulk: sm4ce-128", r"sm4::block::aarch64::sm4e::crypt_impl$", "largest", 128, "sm4 bulk: portable-64"),
+    # Sixteen blocks byte-sliced per iteration (the transposes and domain
+    # maps at load and store included); the inner loop is four rounds.
     ("sm4 bulk: aese-128", r"sm4::block::aarch64::aese::crypt_impl$", "largest", 256, "sm4 bulk: portable-64"),
     # Bitsliced: one iteration is four rounds on 64 blocks (1024 / 8 bytes).
     ("sm4 bulk: portable-64", r"sm4::block::bitsliced::crypt64$", "largest", 128, None),
     ("sm4 cbc-enc: sm4ce-128", r"sm4::block::aarch64::sm4e::cbc_encrypt_impl$", "largest", 16, "sm4 cbc-enc: portable-64"),
+    # One block per iteration; the inner loop is four dependent rounds.
     ("sm4 cbc-enc: aese-128", r"sm4::block::aarch64::aese::cbc_encrypt_impl$", "largest", 16, "sm4 cbc-enc: portable-64"),
     # The single-block path (the last loop): one round of one block.
     ("sm4 cbc-enc: portable-64", r"sm4::block::portable::crypt_blocks$", "last", 0.5, None),

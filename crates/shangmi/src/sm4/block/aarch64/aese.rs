@@ -9,9 +9,15 @@
 //! engines use, derived the same way at compile time below). `pre` and
 //! `post` are byte-wise affine maps done as two `TBL` nibble lookups in
 //! registers; ShiftRows is undone by the same `TBL` that rotates bytes for
-//! L. The engine plugs into the word-sliced kernels of
-//! [`crate::sm4::block::simd`]: four blocks per group (`LD4`/`ST4`
-//! transpose them), [`GROUPS`] groups in flight.
+//! L. That engine plugs into the word-sliced kernels of
+//! [`crate::sm4::block::simd`] (four blocks per group, `LD4`/`ST4`
+//! transpose them) for single blocks, bulk tails and many-message CBC.
+//!
+//! The hot paths keep the state in `pre`'s linear domain instead, where
+//! `pre` disappears into the XORs before `AESE` and `post` and `L` become
+//! three byte-wise nibble-table maps and byte rotations: [`cbc`] for the
+//! serial CBC encryption (one block, latency-bound) and [`bulk`] for the
+//! parallel modes (sixteen blocks byte-sliced, 256 bytes a step).
 //!
 //! Constant time: `TBL` indexes a register, not memory; `AESE` has
 //! data-independent timing; no branch or address depends on the data.
@@ -22,8 +28,6 @@ use super::super::sbox::{gmul, invert_by_search, mat_rows, SM4_A_ROWS, SM4_C};
 use super::super::simd::{self, Engine, With};
 use crate::cpu;
 
-/// Groups of four blocks in flight on the bulk paths.
-pub(crate) const GROUPS: usize = 4;
 /// Messages per group of [`cbc_lanes`].
 pub(crate) const LANES: usize = 4;
 
@@ -261,12 +265,14 @@ impl Engine for AesN {
 
 #[target_feature(enable = "neon,aes")]
 fn crypt_impl(e: AesN, rk: &[u32; 32], src: Option<&[u8]>, dst: &mut [u8]) {
-    simd::crypt_blocks::<AesN, GROUPS>(e, rk, src, dst)
+    // Sixteen blocks at a time byte-sliced, the rest word-sliced.
+    let done = bulk::crypt(rk, src, dst);
+    simd::crypt_blocks::<AesN, 1>(e, rk, src.map(|s| &s[done..]), &mut dst[done..])
 }
 
 #[target_feature(enable = "neon,aes")]
-fn ctr32_impl(e: AesN, rk: &[u32; 32], p: [u32; 3], c: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
-    simd::ctr32::<AesN, GROUPS>(e, rk, p, c, src, dst)
+fn ctr32_impl(_e: AesN, rk: &[u32; 32], p: [u32; 3], c: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
+    bulk::ctr32(rk, p, c, src, dst)
 }
 
 #[target_feature(enable = "neon,aes")]
@@ -275,14 +281,8 @@ fn one_impl(e: AesN, rk: &[u32; 32], block: &mut [u8; 16]) {
 }
 
 #[target_feature(enable = "neon,aes")]
-fn cbc_encrypt_impl(e: AesN, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
-    for b in data.chunks_exact_mut(16) {
-        for (c, p) in iv.iter_mut().zip(b.iter()) {
-            *c ^= p;
-        }
-        simd::put_words(simd::one(e, rk, simd::words(iv)), iv);
-        b.copy_from_slice(iv);
-    }
+fn cbc_encrypt_impl(_e: AesN, rk: &[u32; 32], iv: &mut [u8; 16], data: &mut [u8]) {
+    cbc::encrypt(rk, iv, data)
 }
 
 #[target_feature(enable = "neon,aes")]
@@ -306,7 +306,7 @@ pub(crate) fn crypt(t: cpu::AesNeon, rk: &[u32; 32], src: Option<&[u8]>, dst: &m
     unsafe { crypt_impl(AesN::new(t), rk, src, dst) }
 }
 
-/// CTR over the whole [`GROUPS`]-group steps of `dst`; returns the bytes done.
+/// CTR over the whole 256-byte steps of `dst`; returns the bytes done.
 pub(crate) fn ctr32(t: cpu::AesNeon, rk: &[u32; 32], p: [u32; 3], c: u32, src: Option<&[u8]>, dst: &mut [u8]) -> usize {
     // SAFETY: the token proves NEON and AES.
     unsafe { ctr32_impl(AesN::new(t), rk, p, c, src, dst) }
@@ -330,6 +330,10 @@ pub(crate) fn cbc_lanes(
     // SAFETY: the token proves NEON and AES.
     unsafe { cbc_lanes_impl(AesN::new(t), rk, chains, bufs, blocks) }
 }
+
+// The hot paths in the domain of `pre` (they use the maps above).
+mod bulk;
+mod cbc;
 
 #[cfg(test)]
 mod tests {

@@ -7,9 +7,10 @@
 //!   written with `asm!` in a function compiled with the `sm4` target
 //!   feature.
 //! - `aese-128` ([`aese`]): without the SM4 instructions, the S-box through
-//!   `AESE` (the AES S-box with a zero key) between two affine byte maps
-//!   done as `TBL` nibble lookups on registers, as the x86-64 AES-NI
-//!   engines do, four words of sixteen blocks at a time.
+//!   `AESE` (the AES S-box) between two affine byte maps done as `TBL`
+//!   nibble lookups on registers, as the x86-64 AES-NI engines do; the
+//!   bulk modes (sixteen blocks byte-sliced) and CBC encryption keep the
+//!   state in the input map's linear domain, where that map costs nothing.
 //!
 //! Every function offered to [`crate::sm4::block::Kernel`] is safe and
 //! takes the [`crate::cpu`] token that proves its features by value.
